@@ -1,0 +1,63 @@
+import type { Logger } from "pino";
+import { specName, type ConfiguredToolSpec, type ToolSpec } from "../protocol/spec.js";
+import { SchemaValidatorCache } from "./arguments.js";
+import type { ToolHandler } from "./handler.js";
+import { ToolRegistry, type RegisteredTool } from "./registry.js";
+
+/** Collects specs and handlers; `build()` checks them and compiles argument validators once. */
+export class ToolRegistryBuilder<Ctx = unknown> {
+  private readonly specs: ConfiguredToolSpec[] = [];
+  private readonly handlers: Array<[string, ToolHandler<Ctx>]> = [];
+  private readonly aliases: Array<[string, string]> = [];
+
+  constructor(private readonly opts: { logger?: Logger; validators?: SchemaValidatorCache } = {}) {}
+
+  /** Adds a spec whose calls run exclusively. */
+  pushSpec(spec: ToolSpec): this {
+    return this.pushSpecWithParallelSupport(spec, false);
+  }
+
+  pushSpecWithParallelSupport(spec: ToolSpec, supportsParallel: boolean): this {
+    this.specs.push({ spec, supportsParallelToolCalls: supportsParallel });
+    return this;
+  }
+
+  registerHandler(name: string, handler: ToolHandler<Ctx>): this {
+    this.handlers.push([name, handler]);
+    return this;
+  }
+
+  /** Another name for a registered tool: same handler, validator and parallel flag, no spec. */
+  registerAlias(alias: string, target: string): this {
+    this.aliases.push([alias, target]);
+    return this;
+  }
+
+  /** Throws on a duplicate spec or handler name, naming the tool. */
+  build(): { specs: ConfiguredToolSpec[]; registry: ToolRegistry<Ctx> } {
+    const specByName = new Map<string, ConfiguredToolSpec>();
+    for (const configured of this.specs) {
+      const name = specName(configured.spec);
+      if (specByName.has(name)) throw new Error(`duplicate tool spec: ${name}`);
+      specByName.set(name, configured);
+    }
+    const validators = this.opts.validators ?? new SchemaValidatorCache(this.opts.logger);
+    const tools = new Map<string, RegisteredTool<Ctx>>();
+    for (const [name, handler] of this.handlers) {
+      if (tools.has(name)) throw new Error(`duplicate tool handler: ${name}`);
+      const spec = specByName.get(name)?.spec;
+      const validate = spec?.type === "function" ? validators.validatorFor(spec.parameters, name) : null;
+      tools.set(name, { handler, validate });
+    }
+    const parallel = new Map<string, boolean>();
+    for (const [name, configured] of specByName) parallel.set(name, configured.supportsParallelToolCalls);
+    for (const [alias, target] of this.aliases) {
+      const tool = tools.get(target);
+      if (!tool) throw new Error(`alias ${alias} names an unregistered tool: ${target}`);
+      if (tools.has(alias)) throw new Error(`duplicate tool handler: ${alias}`);
+      tools.set(alias, tool);
+      parallel.set(alias, parallel.get(target) ?? false);
+    }
+    return { specs: [...this.specs], registry: new ToolRegistry(tools, parallel) };
+  }
+}

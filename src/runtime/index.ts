@@ -1,0 +1,3 @@
+export * from "./runtime.js";
+export * from "./errors.js";
+export * from "./lock.js";

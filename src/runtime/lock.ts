@@ -1,0 +1,23 @@
+import { Semaphore } from "async-mutex";
+
+export type Release = () => void;
+
+/**
+ * A FIFO-fair shared/exclusive lock with a concurrency cap, in one primitive: a semaphore of
+ * `capacity` permits where a shared holder takes 1 and an exclusive holder takes all. A queued
+ * exclusive request blocks every later request, so conflicting calls run in request order.
+ *
+ * async-mutex cannot cancel a single waiter: a request abandoned while queued keeps its place
+ * until granted, and its owner then releases at once.
+ */
+export class SharedExclusiveLock {
+  private readonly semaphore: Semaphore;
+
+  constructor(readonly capacity: number) {
+    this.semaphore = new Semaphore(capacity);
+  }
+
+  acquire(exclusive: boolean): Promise<Release> {
+    return this.semaphore.acquire(exclusive ? this.capacity : 1).then(([, release]) => release);
+  }
+}

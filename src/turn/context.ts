@@ -1,0 +1,42 @@
+import { pino, type Logger } from "pino";
+import { ReadinessFlag } from "./readiness.js";
+import type { ToolEvent } from "./events.js";
+import { DEFAULT_TRUNCATION_POLICY, type TruncationPolicy } from "./truncation.js";
+
+/** What one turn shares between its calls. */
+export interface TurnContext {
+  /** Working directory relative paths resolve against. */
+  cwd: string;
+  /** Mutating calls wait until this gate is ready. */
+  toolCallGate: ReadinessFlag;
+  truncationPolicy: TruncationPolicy;
+  logger: Logger;
+  /** Exceptions thrown here are caught and logged. */
+  onEvent?: (event: ToolEvent) => void;
+}
+
+let silentLogger: Logger | undefined;
+
+/** Library code is silent unless the embedder passes a logger. */
+export function defaultLogger(): Logger {
+  silentLogger ??= pino({ level: "silent" });
+  return silentLogger;
+}
+
+export function createTurnContext(partial: Partial<TurnContext> = {}): TurnContext {
+  const policy = partial.truncationPolicy ?? DEFAULT_TRUNCATION_POLICY;
+  if (policy.mode !== "bytes" && policy.mode !== "tokens") {
+    throw new TypeError(`truncationPolicy.mode must be "bytes" or "tokens", got ${JSON.stringify(policy.mode)}`);
+  }
+  if (!Number.isInteger(policy.limit) || policy.limit < 0) {
+    throw new TypeError(`truncationPolicy.limit must be a non-negative integer, got ${String(policy.limit)}`);
+  }
+  const turn: TurnContext = {
+    cwd: partial.cwd ?? process.cwd(),
+    toolCallGate: partial.toolCallGate ?? new ReadinessFlag(),
+    truncationPolicy: { ...policy },
+    logger: partial.logger ?? defaultLogger(),
+  };
+  if (partial.onEvent) turn.onEvent = partial.onEvent;
+  return turn;
+}

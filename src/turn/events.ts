@@ -1,0 +1,84 @@
+import type { Logger } from "pino";
+import type { PayloadKind } from "../protocol/call.js";
+
+/** Where the time of one call went, in milliseconds. */
+export interface Timing {
+  /** From submit until the handler started (lock and gate waits included); the whole call if it never started. */
+  queuedMs: number;
+  /** Waiting for the shared/exclusive lock. */
+  lockWaitMs: number;
+  /** Waiting for the readiness gate (mutating calls only). */
+  gateWaitMs: number;
+  handlerMs: number;
+  totalMs: number;
+}
+
+/** Every event names the call it belongs to; events outside any call use empty strings. */
+interface EventBase {
+  callId: string;
+  toolName: string;
+}
+
+export type PlanStatus = "pending" | "in_progress" | "completed";
+
+export type ToolEvent =
+  | (EventBase & { type: "tool_call_begin"; payloadKind: PayloadKind })
+  | (EventBase & { type: "tool_call_end"; success: boolean; aborted: boolean; timing: Timing })
+  | (EventBase & { type: "tool_call_rejected"; reason: string })
+  | (EventBase & { type: "exec_command_begin"; command: string[]; cwd: string })
+  | (EventBase & { type: "exec_command_output_delta"; stream: "stdout" | "stderr"; chunk: string })
+  | (EventBase & {
+      type: "exec_command_end";
+      exitCode: number | null;
+      durationMs: number;
+      timedOut: boolean;
+      aborted: boolean;
+    })
+  | (EventBase & { type: "mcp_tool_call_begin"; server: string; tool: string })
+  | (EventBase & {
+      type: "mcp_tool_call_progress";
+      server: string;
+      tool: string;
+      progress: number;
+      total?: number;
+      message?: string;
+    })
+  | (EventBase & {
+      type: "mcp_tool_call_end";
+      server: string;
+      tool: string;
+      success: boolean;
+      durationMs: number;
+    })
+  | (EventBase & {
+      type: "mcp_startup_update";
+      server: string;
+      status: "starting" | "ready" | "failed";
+      error?: string;
+    })
+  | (EventBase & {
+      type: "mcp_startup_complete";
+      ready: string[];
+      failed: Array<{ server: string; error: string }>;
+    })
+  | (EventBase & {
+      type: "plan_update";
+      explanation?: string;
+      plan: Array<{ step: string; status: PlanStatus }>;
+    })
+  | (EventBase & { type: "dynamic_tool_call_request"; arguments: unknown });
+
+export type ToolEventType = ToolEvent["type"];
+
+/** Delivers an event; a listener that throws is logged and never disturbs the call. */
+export function emitEvent(
+  turn: { onEvent?: ((event: ToolEvent) => void) | undefined; logger: Logger },
+  event: ToolEvent,
+): void {
+  if (!turn.onEvent) return;
+  try {
+    turn.onEvent(event);
+  } catch (err) {
+    turn.logger.warn({ err, eventType: event.type, callId: event.callId }, "onEvent listener threw");
+  }
+}

@@ -1,0 +1,4 @@
+export * from "./readiness.js";
+export * from "./events.js";
+export * from "./truncation.js";
+export * from "./context.js";
