@@ -3,6 +3,7 @@ import { FunctionCallError } from "../protocol/errors.js";
 import type { ResponseInputItem, ResponseItem, UnknownItem } from "../protocol/items.js";
 import type { TurnContext } from "../turn/context.js";
 import { emitEvent, type Timing } from "../turn/events.js";
+import { dynamicCallBroker, type DynamicToolResponse } from "../turn/dynamicCalls.js";
 import type { ToolHandler, ToolInvocation } from "../registry/handler.js";
 import { itemCallId } from "../router/buildToolCall.js";
 import { failureItem } from "../router/outputs.js";
@@ -158,6 +159,11 @@ export class ToolCallRuntime<Ctx = unknown> {
     if (this.controller.signal.aborted) return;
     this.controller.abort(reason ?? "aborted by user");
     for (const record of [...this.live]) this.settleAborted(record);
+  }
+
+  /** Delivers the embedder's answer to a waiting dynamic tool call; false if none is waiting. */
+  respondToDynamicToolCall(callId: string, response: DynamicToolResponse): boolean {
+    return dynamicCallBroker(this.turn).respond(callId, response);
   }
 
   private accept(item: ResponseItem | UnknownItem, submittedAt: number): void {

@@ -2,3 +2,4 @@ export * from "./readiness.js";
 export * from "./events.js";
 export * from "./truncation.js";
 export * from "./context.js";
+export * from "./dynamicCalls.js";
