@@ -45,9 +45,10 @@ export class ToolRegistryBuilder<Ctx = unknown> {
     const tools = new Map<string, RegisteredTool<Ctx>>();
     for (const [name, handler] of this.handlers) {
       if (tools.has(name)) throw new Error(`duplicate tool handler: ${name}`);
-      const spec = specByName.get(name)?.spec;
+      const configured = specByName.get(name);
+      const spec = configured?.spec;
       const validate = spec?.type === "function" ? validators.validatorFor(spec.parameters, name) : null;
-      tools.set(name, { handler, validate });
+      tools.set(name, { handler, validate, parallel: configured?.supportsParallelToolCalls ?? false });
     }
     const parallel = new Map<string, boolean>();
     for (const [name, configured] of specByName) parallel.set(name, configured.supportsParallelToolCalls);
@@ -56,7 +57,7 @@ export class ToolRegistryBuilder<Ctx = unknown> {
       if (!tool) throw new Error(`alias ${alias} names an unregistered tool: ${target}`);
       if (tools.has(alias)) throw new Error(`duplicate tool handler: ${alias}`);
       tools.set(alias, tool);
-      parallel.set(alias, parallel.get(target) ?? false);
+      parallel.set(alias, tool.parallel);
     }
     return { specs: [...this.specs], registry: new ToolRegistry(tools, parallel) };
   }

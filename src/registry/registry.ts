@@ -2,10 +2,12 @@ import type { ConfiguredToolSpec } from "../protocol/spec.js";
 import type { ArgumentValidator } from "./arguments.js";
 import type { ToolHandler } from "./handler.js";
 
-/** A registered tool: its handler, and the validator compiled from its spec (if any). */
+/** A registered tool: its handler, the validator compiled from its spec, its parallel flag. */
 export interface RegisteredTool<Ctx = unknown> {
   handler: ToolHandler<Ctx>;
   validate: ArgumentValidator | null;
+  /** The spec's flag; false for a handler without a spec. */
+  parallel: boolean;
 }
 
 /** Handlers by exact tool name. Built by `ToolRegistryBuilder`. */
@@ -15,6 +17,7 @@ export class ToolRegistry<Ctx = unknown> {
     private readonly tools: ReadonlyMap<string, RegisteredTool<Ctx>>,
     private readonly parallel: ReadonlyMap<string, boolean>,
   ) {}
+
 
   handler(name: string): ToolHandler<Ctx> | undefined {
     return this.tools.get(name)?.handler;

@@ -13,7 +13,7 @@ import { toolFactory, type ToolFactoryContext, type ToolRegistration } from "../
 import { ToolRegistryBuilder } from "../registry/builder.js";
 import { specName } from "../protocol/spec.js";
 import { builtinToolFactories } from "../handlers/index.js";
-import type { ToolRegistry } from "../registry/registry.js";
+import type { RegisteredTool, ToolRegistry } from "../registry/registry.js";
 import { buildToolCall } from "./buildToolCall.js";
 import { failureItem, outputToItem } from "./outputs.js";
 
@@ -29,12 +29,6 @@ export interface DispatchResult {
   item: ResponseInputItem;
   success: boolean;
   timing: { gateWaitMs: number; handlerMs: number };
-}
-
-interface Resolved<Ctx> {
-  handler: ToolHandler<Ctx>;
-  validate: ArgumentValidator | null;
-  parallel: boolean;
 }
 
 const now = (): number => performance.now();
@@ -104,11 +98,9 @@ export class ToolRouter<Ctx = unknown> {
     return resolved.handler.supportsParallel ? resolved.handler.supportsParallel(call) === true : true;
   }
 
-  private resolve(call: ToolCall): Resolved<Ctx> | undefined {
+  private resolve(call: ToolCall): RegisteredTool<Ctx> | undefined {
     const registered = this.registry.lookup(call.toolName);
-    if (registered) {
-      return { ...registered, parallel: this.registry.specSupportsParallel(call.toolName) ?? false };
-    }
+    if (registered) return registered;
     if (call.payload.kind !== "mcp" || !this.mcp) return undefined;
     const ref = this.mcp.resolve(call.toolName);
     if (!ref) return undefined;
@@ -161,7 +153,8 @@ export class ToolRouter<Ctx = unknown> {
       } finally {
         timing.handlerMs = now() - handlerStart;
       }
-      return { ...outputToItem(call, output, policy), timing };
+      const { item, success } = outputToItem(call, output, policy);
+      return { item, success, timing };
     } catch (err) {
       if (FunctionCallError.isFatal(err)) throw err;
       return { item: failureItem(call, this.errorMessage(call, err, turn, signal), policy), success: false, timing };

@@ -17,7 +17,8 @@ export class SharedExclusiveLock {
     this.semaphore = new Semaphore(capacity);
   }
 
-  acquire(exclusive: boolean): Promise<Release> {
-    return this.semaphore.acquire(exclusive ? this.capacity : 1).then(([, release]) => release);
+  /** Resolves with `[permits left, release]` once granted. */
+  acquire(exclusive: boolean): Promise<[number, Release]> {
+    return this.semaphore.acquire(exclusive ? this.capacity : 1);
   }
 }

@@ -200,7 +200,8 @@ export class ToolCallRuntime<Ctx = unknown> {
   }
 
   private start(call: ToolCall, submittedAt: number, callSignal?: AbortSignal): CallRecord<Ctx> {
-    const record = new CallRecord<Ctx>(call, submittedAt, now());
+    // Everything from submit to the lock request is synchronous: one timestamp covers both.
+    const record = new CallRecord<Ctx>(call, submittedAt, submittedAt);
     if (this.aborted || callSignal?.aborted) {
       this.settleAborted(record);
       return record;
@@ -218,7 +219,7 @@ export class ToolCallRuntime<Ctx = unknown> {
       callSignal.addEventListener("abort", () => this.settleAborted(record), { once: true });
     }
     this.lock.acquire(!parallel).then(
-      (release) => this.runHolding(record, signal, release),
+      ([, release]) => this.runHolding(record, signal, release),
       (err: unknown) => this.finishWithError(record, err),
     );
     return record;

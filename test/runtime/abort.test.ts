@@ -1,0 +1,139 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { ToolHandler, ToolInvocation } from "../../src/index.js";
+import { ControlledHandler, deferred, fc, flush, makeRuntime, Observer, text, waitFor } from "../support/harness.js";
+
+/** Resolves with "pending" if `p` has not settled before the next macrotask. */
+async function settledBeforeNextTask<T>(p: Promise<T>): Promise<T | "pending"> {
+  return Promise.race([p, new Promise<"pending">((r) => setImmediate(() => r("pending")))]);
+}
+
+let unhandled: unknown[] = [];
+const onUnhandled = (reason: unknown): void => {
+  unhandled.push(reason);
+};
+beforeEach(() => {
+  unhandled = [];
+  process.on("unhandledRejection", onUnhandled);
+});
+afterEach(() => {
+  process.off("unhandledRejection", onUnhandled);
+});
+
+describe("abort", () => {
+  it("answers every pending call at once, queued calls never start, handlers see the signal", async () => {
+    const obs = new Observer();
+    const reader = new ControlledHandler(obs, { honourSignal: true });
+    const writer = new ControlledHandler(obs);
+    const { runtime, events } = makeRuntime([
+      { name: "read", handler: reader, parallel: true },
+      { name: "write", handler: writer, parallel: false },
+    ]);
+    runtime.submit(fc("r1", "read"));
+    runtime.submit(fc("r2", "read"));
+    runtime.submit(fc("w", "write"));
+    runtime.submit(fc("r3", "read"));
+    await waitFor(() => obs.active.size === 2, "readers running");
+
+    runtime.abort();
+    const outcomes = await settledBeforeNextTask(runtime.drainOutcomes());
+    expect(outcomes).not.toBe("pending");
+    if (outcomes === "pending") return;
+    expect(outcomes.map((o) => o.callId)).toEqual(["r1", "r2", "w", "r3"]);
+    for (const o of outcomes) {
+      expect(o).toMatchObject({ success: false, aborted: true });
+      expect(text(o.item)).toMatch(/^aborted by user after \d+\.\ds$/);
+    }
+    // At least 0.1 s is reported even for an instant abort.
+    expect(text(outcomes[2]!.item)).toBe("aborted by user after 0.1s");
+    expect(reader.invocations.get("r1")!.signal.aborted).toBe(true);
+
+    await flush(10);
+    writer.release("w");
+    await flush(10);
+    expect(obs.started.has("w")).toBe(false);
+    expect(obs.started.has("r3")).toBe(false);
+    expect(events.filter((e) => e.type === "tool_call_end")).toHaveLength(4);
+    expect(unhandled).toEqual([]);
+  });
+
+  it("a submit after abort is answered at once with the aborted output", async () => {
+    const { runtime } = makeRuntime([{ name: "read", handler: new ControlledHandler(new Observer()), parallel: true }]);
+    runtime.abort();
+    runtime.submit(fc("late", "read"));
+    const out = await settledBeforeNextTask(runtime.drainOutcomes());
+    expect(out).not.toBe("pending");
+    expect(out !== "pending" && out[0]).toMatchObject({ callId: "late", aborted: true, success: false });
+  });
+
+  it("the runtime's signal option aborts it", async () => {
+    const obs = new Observer();
+    const ctl = new AbortController();
+    const { runtime } = makeRuntime([{ name: "read", handler: new ControlledHandler(obs), parallel: true }], {
+      signal: ctl.signal,
+    });
+    runtime.submit(fc("a", "read"));
+    await waitFor(() => obs.started.has("a"), "start");
+    ctl.abort();
+    const out = await settledBeforeNextTask(runtime.drain());
+    expect(out !== "pending" && text(out[0]!)).toMatch(/^aborted by user after/);
+  });
+
+  it("shell tools report wall time and the output seen before the abort", async () => {
+    const obs = new Observer();
+    const shell = new ControlledHandler(obs, { partial: "line 1\nline 2" });
+    const { runtime } = makeRuntime([{ name: "shell", handler: shell, parallel: true }]);
+    runtime.submit(fc("s", "shell"));
+    await waitFor(() => obs.started.has("s"), "start");
+    runtime.abort();
+    const [item] = await runtime.drain();
+    expect(text(item!)).toMatch(/^Wall time: \d+\.\d seconds\naborted by user\nOutput:\nline 1\nline 2$/);
+  });
+
+  it("an aborted call keeps its exclusive slot until its handler settles", async () => {
+    const obs = new Observer();
+    const writer = new ControlledHandler(obs); // ignores the signal
+    const { runtime, router } = makeRuntime([{ name: "write", handler: writer, parallel: false }]);
+    const ctl = new AbortController();
+    const first = runtime.handleToolCall(router.buildToolCall(fc("w1", "write"))!, ctl.signal);
+    await waitFor(() => obs.started.has("w1"), "w1");
+    const second = runtime.handleToolCall(router.buildToolCall(fc("w2", "write"))!);
+    ctl.abort();
+    const firstOutcome = await first;
+    expect(firstOutcome.aborted).toBe(true);
+    await flush(10);
+    expect(obs.started.has("w2")).toBe(false); // w1's handler is still running
+    writer.release("w1");
+    await waitFor(() => obs.started.has("w2"), "w2 after w1 settled");
+    expect(obs.overlapAtStart.get("w2")).toEqual([]);
+    writer.release("w2");
+    expect((await second).success).toBe(true);
+  });
+
+  it("a handler settling long after its call was aborted raises nothing", async () => {
+    const late = deferred<void>();
+    const settled = deferred<void>();
+    const handler: ToolHandler = {
+      kind: "function",
+      async handle(inv: ToolInvocation) {
+        try {
+          await late.promise;
+          throw new Error("boom after abort");
+        } finally {
+          settled.resolve();
+          void inv;
+        }
+      },
+    };
+    const { runtime, events } = makeRuntime([{ name: "slow", handler, parallel: true }]);
+    runtime.submit(fc("s", "slow"));
+    await flush(3);
+    runtime.abort();
+    const [item] = await runtime.drain();
+    expect(text(item!)).toMatch(/^aborted by user after/);
+    late.resolve();
+    await settled.promise;
+    await flush(10);
+    expect(unhandled).toEqual([]);
+    expect(events.filter((e) => e.type === "tool_call_end")).toHaveLength(1);
+  });
+});

@@ -1,0 +1,152 @@
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { outputCallId, type ToolHandler, type UnknownItem } from "../../src/index.js";
+import { fc, makeRuntime, text } from "../support/harness.js";
+
+const echo: ToolHandler = {
+  kind: "function",
+  matchesKind: (p) => p.kind === "function" || p.kind === "custom" || p.kind === "local_shell",
+  handle: async (inv) => ({ kind: "function", body: `${inv.toolName}:${JSON.stringify(inv.args)}` }),
+};
+
+function fixture(name: string): { items: UnknownItem[]; badLines: string[] } {
+  const path = fileURLToPath(new URL(`../../../shared/fixtures/${name}`, import.meta.url));
+  const items: UnknownItem[] = [];
+  const badLines: string[] = [];
+  for (const line of readFileSync(path, "utf8").split("\n")) {
+    if (!line.trim()) continue;
+    try {
+      items.push(JSON.parse(line) as UnknownItem);
+    } catch {
+      badLines.push(line);
+    }
+  }
+  return { items, badLines };
+}
+
+describe("accepting items", () => {
+  it("answers each hostile fixture item that carries a call id exactly once, rejects the rest", async () => {
+    const { items, badLines } = fixture("responses-bad.jsonl");
+    expect(badLines).toHaveLength(1); // the line that is not JSON never reaches the runtime
+    const { runtime, events } = makeRuntime([
+      { name: "read_file", handler: echo, parallel: true, parameters: {
+        type: "object",
+        properties: { file_path: { type: "string" } },
+        required: ["file_path"],
+        additionalProperties: false,
+      } },
+      { name: "update_plan", handler: echo },
+      { name: "shell", handler: echo, parallel: true },
+      { name: "list_dir", handler: echo, parallel: true },
+      { name: "local_shell", handler: echo, parallel: true },
+    ]);
+    for (const item of items) runtime.submit(item);
+    const outputs = await runtime.drain();
+    const byId = new Map(outputs.map((o) => [outputCallId(o), text(o)]));
+    expect(outputs.map(outputCallId)).toEqual([
+      "call_badjson",
+      "call_emptyargs",
+      "call_numargs",
+      "call_unknown",
+      "call_schema",
+      "call_custom_unknown",
+      "call_list",
+      "call_ns",
+    ]);
+    expect(byId.get("call_badjson")).toMatch(/^failed to parse function arguments: /);
+    expect(byId.get("call_emptyargs")).toBe("update_plan:{}");
+    expect(byId.get("call_numargs")).toBe("failed to parse function arguments: arguments must be a JSON string");
+    expect(byId.get("call_unknown")).toBe("unsupported call: rm_everything");
+    expect(byId.get("call_schema")).toBe("invalid arguments for read_file: /surprise is not an allowed property; /file_path must be string");
+    expect(byId.get("call_schema")).not.toContain("12345");
+    expect(byId.get("call_custom_unknown")).toBe("unsupported custom tool call: not_a_tool");
+    expect(outputs.find((o) => outputCallId(o) === "call_custom_unknown")!.type).toBe("custom_tool_call_output");
+    expect(byId.get("call_ns")).toBe("unsupported call: mcp__everything__echo");
+
+    const rejected = events.filter((e) => e.type === "tool_call_rejected");
+    expect(rejected.map((e) => (e.type === "tool_call_rejected" ? e.reason : ""))).toEqual([
+      "function_call without call_id",
+      "LocalShellCall without call_id or id",
+    ]);
+    // Unknown item types are ignored without a rejection.
+    expect(rejected).toHaveLength(2);
+  });
+
+  it("rejects a duplicate call id without a second output, across drains too", async () => {
+    const { runtime, events } = makeRuntime([{ name: "t", handler: echo, parallel: true }]);
+    runtime.submit(fc("same", "t", '{"n":1}'));
+    runtime.submit(fc("same", "t", '{"n":2}'));
+    expect((await runtime.drain()).map(text)).toEqual(['t:{"n":1}']);
+    runtime.submit(fc("same", "t", '{"n":3}'));
+    expect(await runtime.drain()).toEqual([]);
+    const rejected = events.filter((e) => e.type === "tool_call_rejected");
+    expect(rejected).toHaveLength(2);
+    expect(rejected[0]).toMatchObject({ callId: "same", toolName: "t", reason: "duplicate call id: same" });
+  });
+
+  it("answers a local_shell_call with local_shell_call_output keyed by call_id, else id", async () => {
+    const { runtime } = makeRuntime([{ name: "local_shell", handler: echo, parallel: true }]);
+    runtime.submit({ type: "local_shell_call", call_id: "c1", id: "ls_1", action: { type: "exec", command: ["ls"] } });
+    runtime.submit({ type: "local_shell_call", id: "ls_2", action: { type: "exec", command: ["pwd"], timeout_ms: 5 } });
+    const out = await runtime.drain();
+    expect(out).toEqual([
+      { type: "local_shell_call_output", id: "c1", output: 'local_shell:{"command":["ls"]}' },
+      { type: "local_shell_call_output", id: "ls_2", output: 'local_shell:{"command":["pwd"],"timeoutMs":5}' },
+    ]);
+  });
+
+  it("answers a local_shell_call with a malformed action instead of dropping it", async () => {
+    const { runtime } = makeRuntime([{ name: "local_shell", handler: echo, parallel: true }]);
+    runtime.submit({ type: "local_shell_call", call_id: "c1", action: { type: "exec", command: "ls" } });
+    expect(await runtime.drain()).toEqual([
+      {
+        type: "local_shell_call_output",
+        id: "c1",
+        output: "local_shell_call action.command must be a non-empty array of strings",
+      },
+    ]);
+  });
+
+  it("names a namespaced call {namespace}__{name}", async () => {
+    const { runtime } = makeRuntime([{ name: "mcp__srv__echo", handler: echo, parallel: true }]);
+    runtime.submit({ ...fc("n", "echo", '{"a":1}'), namespace: "mcp__srv" });
+    expect((await runtime.drain()).map(text)).toEqual(['mcp__srv__echo:{"a":1}']);
+  });
+
+  it("never throws from submit, whatever it is given", async () => {
+    const { runtime } = makeRuntime([{ name: "t", handler: echo }]);
+    for (const junk of [null, undefined, 42, "str", [], { type: 7 }, { type: "function_call" }, { type: "function_call", call_id: "x" }]) {
+      expect(() => runtime.submit(junk as unknown as UnknownItem)).not.toThrow();
+    }
+    expect((await runtime.drain()).map(text)).toEqual(["function_call without a tool name"]);
+  });
+
+  it("ignores items that are not tool calls: messages, reasoning, hosted web search", async () => {
+    const { items } = fixture("responses-turn.jsonl");
+    const { runtime, events } = makeRuntime([]);
+    for (const item of items.filter((i) => !String(i.type).endsWith("call") || i.type === "web_search_call")) {
+      runtime.submit(item);
+    }
+    expect(await runtime.drain()).toEqual([]);
+    expect(events).toEqual([]);
+  });
+
+  it("emits begin and end once per accepted call; a throwing listener changes nothing", async () => {
+    const seen: string[] = [];
+    const { runtime } = makeRuntime([{ name: "t", handler: echo, parallel: true }], {
+      turn: {
+        onEvent: (e) => {
+          seen.push(`${e.type}:${e.callId}`);
+          throw new Error("listener bug");
+        },
+      },
+    });
+    runtime.submit(fc("a", "t"));
+    runtime.submit(fc("b", "nope"));
+    const out = await runtime.drainOutcomes();
+    expect(out.map((o) => o.success)).toEqual([true, false]);
+    expect(seen.filter((s) => s.endsWith(":a"))).toEqual(["tool_call_begin:a", "tool_call_end:a"]);
+    expect(seen.filter((s) => s.endsWith(":b"))).toEqual(["tool_call_end:b"]);
+  });
+});
