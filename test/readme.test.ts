@@ -1,0 +1,42 @@
+import { execFile } from "node:child_process";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { describe, expect, it } from "vitest";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+
+/** The README's runnable examples: ```ts blocks whose first line is `// example: NAME`. */
+async function readmeExamples(): Promise<Map<string, string>> {
+  const readme = await readFile(join(root, "README.md"), "utf8");
+  const examples = new Map<string, string>();
+  for (const m of readme.matchAll(/```ts\n\/\/ example: (\S+)\n([\s\S]*?)```/g)) examples.set(m[1]!, m[2]!);
+  return examples;
+}
+
+async function runExample(code: string): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), "readme-example-"));
+  try {
+    const file = join(dir, "example.mts");
+    const src = code.replaceAll('from "toolcall-runtime"', `from ${JSON.stringify(join(root, "src/index.ts"))}`);
+    await writeFile(file, src);
+    const { stdout } = await promisify(execFile)(process.execPath, ["--import", "tsx", file], { cwd: root });
+    return stdout;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+describe("README examples", () => {
+  it("the embedding example runs and prints what its comments say", async () => {
+    const code = (await readmeExamples()).get("embed");
+    expect(code).toBeDefined();
+    const out = await runExample(code!);
+    expect(out).toContain('"output": "It is sunny in Oslo."');
+    expect(out).toContain(
+      "invalid arguments for get_weather: / must have required property 'city'; /town is not an allowed property",
+    );
+  });
+});
