@@ -1,0 +1,130 @@
+import { FunctionCallError } from "../../protocol/errors.js";
+import type { ToolOutput } from "../../protocol/output.js";
+import type { ToolHandler, ToolInvocation } from "../../registry/handler.js";
+import { emitEvent } from "../../turn/events.js";
+import type { TruncationPolicy } from "../../turn/truncation.js";
+import { execCommand, ExecStartError, resolveWorkdir } from "./exec.js";
+import { boundContent, formatExecOutput, policyBudgetBytes } from "./format.js";
+import { HeadTailBuffer } from "./outputBuffer.js";
+import { OutputDeltas } from "./outputDeltas.js";
+import { isKnownSafeCommand } from "./safeCommand.js";
+
+/** Each end of the capture holds at most this much, whatever the truncation budget. */
+export const MAX_CAPTURE_SIDE_BYTES = 1024 * 1024;
+/** Room left in the aborted output for the runtime's `Wall time` / `aborted by user` lines. */
+const ABORTED_HEADER_ROOM_BYTES = 128;
+
+/** One command to run, as the model asked for it. */
+export interface ExecRequest {
+  argv: string[];
+  workdir?: string;
+  timeoutMs?: number;
+  env?: Record<string, string>;
+}
+
+export interface ExecHandlerOptions {
+  /** Default timeout when the call gives none (`ToolsConfig.execTimeoutMs`). */
+  timeoutMs: number;
+  /** SIGTERM -> SIGKILL grace on timeout and abort. */
+  killGraceMs?: number;
+}
+
+/** Sized so that the capture holds what the policy shows of the head and tail, plus a char. */
+export function captureFor(policy: TruncationPolicy): HeadTailBuffer {
+  const side = Math.min(MAX_CAPTURE_SIDE_BYTES, Math.ceil(policyBudgetBytes(policy) / 2) + 4);
+  return new HeadTailBuffer(side, side);
+}
+
+/**
+ * What `shell`, `shell_command` and `local_shell` share: run the request in its own process
+ * group with bounded capture, stream output events, format the result for the model, and keep
+ * each call's capture for its aborted output. Subclasses turn an invocation into a request.
+ */
+export abstract class ExecHandler<Ctx = unknown> implements ToolHandler<Ctx> {
+  readonly kind = "function" as const;
+  private readonly captures = new WeakMap<ToolInvocation<Ctx>, HeadTailBuffer>();
+
+  constructor(protected readonly options: ExecHandlerOptions) {
+    if (!Number.isFinite(options.timeoutMs) || options.timeoutMs <= 0) {
+      throw new RangeError(`execTimeoutMs must be a positive number, got ${String(options.timeoutMs)}`);
+    }
+  }
+
+  /** The command line the invocation asks for. */
+  protected abstract request(inv: ToolInvocation<Ctx>): ExecRequest;
+
+  supportsParallel(): boolean {
+    return true;
+  }
+
+  isMutating(inv: ToolInvocation<Ctx>): boolean {
+    return !isKnownSafeCommand(this.request(inv).argv);
+  }
+
+  /** The bounded capture of an invocation's output (its size is what the call holds in memory). */
+  captureOf(inv: ToolInvocation<Ctx>): HeadTailBuffer | undefined {
+    return this.captures.get(inv);
+  }
+
+  abortedOutput(inv: ToolInvocation<Ctx>): string | undefined {
+    const capture = this.captures.get(inv);
+    if (!capture || capture.totalBytes === 0) return undefined;
+    const budget = Math.max(0, policyBudgetBytes(inv.turn.truncationPolicy) - ABORTED_HEADER_ROOM_BYTES);
+    return boundContent("", capture.snapshot(), { mode: "bytes", limit: budget }).text;
+  }
+
+  async handle(inv: ToolInvocation<Ctx>): Promise<ToolOutput> {
+    const req = this.request(inv);
+    const { turn, callId, toolName } = inv;
+    const timeoutMs = req.timeoutMs ?? this.options.timeoutMs;
+    const capture = captureFor(turn.truncationPolicy);
+    this.captures.set(inv, capture);
+    const deltas = turn.onEvent ? new OutputDeltas(turn, callId, toolName) : undefined;
+    const started = performance.now();
+    let cwd: string | undefined;
+    try {
+      cwd = await resolveWorkdir(turn.cwd, req.workdir);
+      emitEvent(turn, { type: "exec_command_begin", callId, toolName, command: req.argv, cwd });
+      const result = await execCommand({
+        argv: req.argv,
+        cwd,
+        ...(req.env ? { env: req.env } : {}),
+        timeoutMs,
+        signal: inv.signal,
+        ...(this.options.killGraceMs !== undefined ? { killGraceMs: this.options.killGraceMs } : {}),
+        onOutput: (stream, chunk) => {
+          capture.append(chunk);
+          deltas?.push(stream, chunk);
+        },
+      });
+      deltas?.end();
+      emitEvent(turn, {
+        type: "exec_command_end",
+        callId,
+        toolName,
+        exitCode: result.exitCode,
+        durationMs: result.durationMs,
+        timedOut: result.timedOut,
+        aborted: result.aborted,
+      });
+      turn.logger.debug({ callId, toolName, exitCode: result.exitCode, timedOut: result.timedOut, bytes: capture.totalBytes }, "command finished");
+      const body = formatExecOutput({ ...result, timeoutMs }, capture.snapshot(), turn.truncationPolicy);
+      return { kind: "function", body, success: result.exitCode === 0 && !result.timedOut && !result.aborted, bounded: true };
+    } catch (err) {
+      if (!(err instanceof ExecStartError)) throw err;
+      // Only a started command had a begin event; its end pairs with it.
+      if (cwd !== undefined) {
+        emitEvent(turn, {
+          type: "exec_command_end",
+          callId,
+          toolName,
+          exitCode: null,
+          durationMs: performance.now() - started,
+          timedOut: false,
+          aborted: false,
+        });
+      }
+      throw FunctionCallError.respondToModel(err.message);
+    }
+  }
+}

@@ -1,0 +1,47 @@
+import type { ToolsConfig } from "../../registry/config.js";
+import type { ToolRegistration } from "../../registry/factory.js";
+import { ShellCommandHandler } from "./shellCommandHandler.js";
+import { ShellHandler } from "./shellHandler.js";
+import { SHELL_COMMAND_SPEC, SHELL_SPEC } from "./spec.js";
+
+export const DEFAULT_EXEC_TIMEOUT_MS = 10_000;
+
+/**
+ * The shell tool `config.shell` selects: `shell` (default, also answering `local_shell_call`
+ * items under the `local_shell` alias), `shell_command`, or none.
+ */
+export function shellToolFactory(config: ToolsConfig): ToolRegistration[] {
+  const mode = config.shell ?? "shell";
+  const options = { timeoutMs: config.execTimeoutMs ?? DEFAULT_EXEC_TIMEOUT_MS };
+  switch (mode) {
+    case false:
+      return [];
+    case "shell":
+      return [{ spec: SHELL_SPEC, handler: new ShellHandler(options), supportsParallel: true, aliases: ["local_shell"] }];
+    case "shell_command":
+      return [{ spec: SHELL_COMMAND_SPEC, handler: new ShellCommandHandler(options), supportsParallel: true }];
+    default:
+      throw new TypeError(`ToolsConfig.shell must be "shell", "shell_command" or false, got ${JSON.stringify(mode)}`);
+  }
+}
+
+export { ShellHandler, type ShellArgs } from "./shellHandler.js";
+export { ShellCommandHandler, userShell, type ShellCommandArgs } from "./shellCommandHandler.js";
+export { ExecHandler, MAX_CAPTURE_SIDE_BYTES, type ExecRequest, type ExecHandlerOptions } from "./execHandler.js";
+export { SHELL_SPEC, SHELL_COMMAND_SPEC } from "./spec.js";
+export {
+  execCommand,
+  ExecStartError,
+  processAlive,
+  processGroupAlive,
+  resolveWorkdir,
+  signalProcessGroup,
+  terminateProcessGroup,
+  TIMEOUT_EXIT_CODE,
+  DEFAULT_KILL_GRACE_MS,
+  type ExecOptions,
+  type ExecResult,
+} from "./exec.js";
+export { HeadTailBuffer, type CapturedBytes } from "./outputBuffer.js";
+export { boundContent, formatExecOutput, type ExecSummary } from "./format.js";
+export { isKnownSafeCommand, parseShellLcPlainCommands } from "./safeCommand.js";

@@ -1,0 +1,161 @@
+import path from "node:path";
+import { parse, type ParseEntry } from "shell-quote";
+
+/**
+ * Commands that only read: they never wait for the readiness gate. A port of Codex
+ * `is_known_safe_command` (command_safety/is_safe_command.rs), Linux flavour.
+ */
+export function isKnownSafeCommand(command: readonly string[]): boolean {
+  const argv = command.map((arg) => (arg === "zsh" ? "bash" : arg));
+  if (isSafeToCallWithExec(argv)) return true;
+  const script = parseShellLcPlainCommands(argv);
+  return script !== undefined && script.length > 0 && script.every(isSafeToCallWithExec);
+}
+
+const ALWAYS_SAFE = new Set([
+  "cat", "cd", "cut", "echo", "expr", "false", "grep", "head", "id", "ls", "nl", "paste", "pwd", "rev",
+  "seq", "stat", "tail", "tr", "true", "uname", "uniq", "wc", "which", "whoami", "numfmt", "tac",
+]);
+
+const UNSAFE_FIND_OPTIONS = new Set([
+  // run arbitrary commands
+  "-exec", "-execdir", "-ok", "-okdir",
+  // delete matches
+  "-delete",
+  // write pathnames to a file
+  "-fls", "-fprint", "-fprint0", "-fprintf",
+]);
+
+/** `--pre` and `--hostname-bin` run a command; `-z` and `--search-zip` run decompressors. */
+const UNSAFE_RG_WITH_VALUE = ["--pre", "--hostname-bin"];
+const UNSAFE_RG_FLAGS = new Set(["--search-zip", "-z"]);
+
+const UNSAFE_GIT_FLAGS = new Set(["--output", "--ext-diff", "--textconv", "--exec", "--paginate"]);
+
+function isSafeToCallWithExec(argv: readonly string[]): boolean {
+  const cmd0 = argv[0];
+  if (cmd0 === undefined) return false;
+  const name = path.basename(cmd0);
+  const args = argv.slice(1);
+  if (ALWAYS_SAFE.has(name)) return true;
+  switch (name) {
+    case "base64":
+      return !args.some((a) => a === "-o" || a === "--output" || a.startsWith("--output=") || a.startsWith("-o"));
+    case "find":
+      return !argv.some((a) => UNSAFE_FIND_OPTIONS.has(a));
+    case "rg":
+      return !argv.some(
+        (a) => UNSAFE_RG_FLAGS.has(a) || UNSAFE_RG_WITH_VALUE.some((opt) => a === opt || a.startsWith(`${opt}=`)),
+      );
+    case "git":
+      return isReadOnlyGit(argv);
+    case "sed":
+      // Only `sed -n {N|M,N}p [file]`.
+      return argv.length <= 4 && argv[1] === "-n" && /^(\d+,)?\d+p$/.test(argv[2] ?? "");
+    default:
+      return false;
+  }
+}
+
+const GIT_OPTIONS_WITH_VALUE = new Set([
+  "-C", "-c", "--config-env", "--exec-path", "--git-dir", "--namespace", "--super-prefix", "--work-tree",
+]);
+const GIT_INLINE_VALUE_PREFIXES = ["--config-env=", "--exec-path=", "--git-dir=", "--namespace=", "--super-prefix=", "--work-tree="];
+
+function isReadOnlyGit(argv: readonly string[]): boolean {
+  // `-c core.pager=...` and friends can make git run arbitrary programs.
+  if (argv.some((a) => a === "-c" || a === "--config-env" || (a.startsWith("-c") && a.length > 2) || a.startsWith("--config-env="))) {
+    return false;
+  }
+  const found = findGitSubcommand(argv, ["status", "log", "diff", "show", "branch"]);
+  if (!found) return false;
+  const subArgs = argv.slice(found.index + 1);
+  const readOnlyArgs = !subArgs.some((a) => UNSAFE_GIT_FLAGS.has(a) || a.startsWith("--output=") || a.startsWith("--exec="));
+  return found.name === "branch" ? readOnlyArgs && isReadOnlyGitBranch(subArgs) : readOnlyArgs;
+}
+
+/** The first non-option word is git's subcommand; global options (and their values) come before it. */
+function findGitSubcommand(argv: readonly string[], wanted: string[]): { index: number; name: string } | undefined {
+  for (let i = 1; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (GIT_INLINE_VALUE_PREFIXES.some((p) => arg.startsWith(p)) || ((arg.startsWith("-C") || arg.startsWith("-c")) && arg.length > 2)) {
+      continue;
+    }
+    if (GIT_OPTIONS_WITH_VALUE.has(arg)) {
+      i++;
+      continue;
+    }
+    if (arg.startsWith("-")) continue;
+    return wanted.includes(arg) ? { index: i, name: arg } : undefined;
+  }
+  return undefined;
+}
+
+const READ_ONLY_BRANCH_FLAGS = new Set(["--list", "-l", "--show-current", "-a", "--all", "-r", "--remotes", "-v", "-vv", "--verbose"]);
+
+/** `git branch` lists with no arguments or only listing flags; anything else may create or delete. */
+function isReadOnlyGitBranch(args: readonly string[]): boolean {
+  return args.every((a) => READ_ONLY_BRANCH_FLAGS.has(a) || a.startsWith("--format="));
+}
+
+/** shell-quote accepts an unterminated quote; bash does not. */
+function quotesClosed(script: string): boolean {
+  let quote: "'" | '"' | undefined;
+  for (let i = 0; i < script.length; i++) {
+    const c = script[i];
+    if (quote === "'") {
+      if (c === "'") quote = undefined;
+    } else if (c === "\\") {
+      i++;
+    } else if (c === quote) {
+      quote = undefined;
+    } else if (quote === undefined && (c === "'" || c === '"')) {
+      quote = c;
+    }
+  }
+  return quote === undefined;
+}
+
+const SCRIPT_SHELLS = new Set(["bash", "zsh", "sh"]);
+const SEPARATORS = new Set(["&&", "||", ";", "|"]);
+
+/**
+ * `[bash|zsh|sh, -lc|-c, script]` -> the plain commands of the script, or undefined when the
+ * script uses anything but words joined by `&& || ; |`: redirections, substitutions, variables,
+ * subshells, background jobs, comments and newlines all make it unparsable here.
+ */
+export function parseShellLcPlainCommands(argv: readonly string[]): string[][] | undefined {
+  if (argv.length !== 3) return undefined;
+  const [shell, flag, script] = argv as [string, string, string];
+  if ((flag !== "-lc" && flag !== "-c") || !SCRIPT_SHELLS.has(path.basename(shell))) return undefined;
+  // shell-quote keeps backticks as text and reads a newline as a space: refuse both outright.
+  if (/[`\n\r]/.test(script) || script.includes("$(") || !quotesClosed(script)) return undefined;
+  let usesVariable = false;
+  let entries: ParseEntry[];
+  try {
+    entries = parse(script, () => {
+      usesVariable = true;
+      return "";
+    });
+  } catch {
+    return undefined;
+  }
+  if (usesVariable) return undefined;
+  const commands: string[][] = [];
+  let current: string[] = [];
+  for (const entry of entries) {
+    if (typeof entry === "string") {
+      current.push(entry);
+    } else if ("op" in entry && entry.op === "glob") {
+      current.push(entry.pattern);
+    } else if ("op" in entry && SEPARATORS.has(entry.op) && current.length > 0) {
+      commands.push(current);
+      current = [];
+    } else {
+      return undefined;
+    }
+  }
+  if (current.length === 0) return undefined; // empty script or a trailing operator
+  commands.push(current);
+  return commands;
+}

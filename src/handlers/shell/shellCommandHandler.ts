@@ -1,0 +1,31 @@
+import type { ToolInvocation } from "../../registry/handler.js";
+import { ExecHandler, type ExecRequest } from "./execHandler.js";
+
+/** Arguments of a `shell_command` call (validated against `SHELL_COMMAND_SPEC`). */
+export interface ShellCommandArgs {
+  command: string;
+  workdir?: string;
+  login?: boolean;
+  timeout_ms?: number;
+}
+
+/** The user's shell: `$SHELL`, else `/bin/bash`. */
+export function userShell(env: NodeJS.ProcessEnv = process.env): string {
+  const shell = env["SHELL"];
+  return shell !== undefined && shell.trim() !== "" ? shell : "/bin/bash";
+}
+
+/**
+ * `shell_command`: runs a script with the user's shell, `-lc` (login, the default) or `-c`.
+ * Classified like Codex: `[shell, -lc, script]` is safe when every plain command is.
+ */
+export class ShellCommandHandler<Ctx = unknown> extends ExecHandler<Ctx> {
+  protected request(inv: ToolInvocation<Ctx>): ExecRequest {
+    const { command, workdir, login, timeout_ms: timeoutMs } = inv.args as ShellCommandArgs;
+    return {
+      argv: [userShell(), login === false ? "-c" : "-lc", command],
+      ...(workdir !== undefined && { workdir }),
+      ...(timeoutMs !== undefined && { timeoutMs }),
+    };
+  }
+}

@@ -1,0 +1,29 @@
+import type { ToolPayload } from "../../protocol/call.js";
+import type { ToolInvocation } from "../../registry/handler.js";
+import { ExecHandler, type ExecRequest } from "./execHandler.js";
+
+/** Arguments of a `shell` function call (validated against `SHELL_SPEC`). */
+export interface ShellArgs {
+  command: string[];
+  workdir?: string;
+  timeout_ms?: number;
+}
+
+/**
+ * `shell`: runs `command` directly (no shell). Also answers `local_shell_call` items, whose
+ * parameters arrive already parsed (and may carry `env`).
+ */
+export class ShellHandler<Ctx = unknown> extends ExecHandler<Ctx> {
+  matchesKind(payload: ToolPayload): boolean {
+    return payload.kind === "function" || payload.kind === "local_shell";
+  }
+
+  protected request(inv: ToolInvocation<Ctx>): ExecRequest {
+    if (inv.payload.kind === "local_shell") {
+      const { command, workdir, timeoutMs, env } = inv.payload.params;
+      return { argv: command, ...(workdir !== undefined && { workdir }), ...(timeoutMs !== undefined && { timeoutMs }), ...(env && { env }) };
+    }
+    const { command, workdir, timeout_ms: timeoutMs } = inv.args as ShellArgs;
+    return { argv: command, ...(workdir !== undefined && { workdir }), ...(timeoutMs !== undefined && { timeoutMs }) };
+  }
+}
