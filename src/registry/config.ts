@@ -15,6 +15,8 @@ export interface ToolsConfig {
   testSyncTool?: boolean;
   /** Default 10_000. */
   execTimeoutMs?: number;
+  /** How long a dynamic tool call waits for the embedder's answer. Default 300_000. */
+  dynamicToolTimeoutMs?: number;
 }
 
 /** A tool the embedder answers itself (event + `respondToDynamicToolCall`). */

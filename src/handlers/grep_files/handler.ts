@@ -1,0 +1,101 @@
+import { stat } from "node:fs/promises";
+import { resolve } from "node:path";
+import { FunctionCallError } from "../../protocol/errors.js";
+import type { ToolOutput } from "../../protocol/output.js";
+import type { FunctionToolSpec } from "../../protocol/spec.js";
+import type { ToolHandler, ToolInvocation } from "../../registry/handler.js";
+import type { ToolFactory } from "../../registry/factory.js";
+import type { ToolsConfig } from "../../registry/config.js";
+import { newestFirst, searchWithJs, type SearchRequest } from "./fallback.js";
+import { findRipgrep, runRipgrep } from "./ripgrep.js";
+
+const DEFAULT_LIMIT = 100;
+const MAX_LIMIT = 2000;
+const DEFAULT_TIMEOUT_MS = 30_000;
+
+export const GREP_FILES_SPEC: FunctionToolSpec = {
+  type: "function",
+  name: "grep_files",
+  description: "Finds files whose contents match the pattern and lists them by modification time.",
+  strict: false,
+  parameters: {
+    type: "object",
+    properties: {
+      pattern: { type: "string", description: "Regular expression pattern to search for." },
+      include: {
+        type: "string",
+        description: 'Optional glob that limits which files are searched (e.g. "*.rs" or "*.{ts,tsx}").',
+      },
+      path: {
+        type: "string",
+        description: "Directory or file path to search. Defaults to the session's working directory.",
+      },
+      limit: { type: "integer", description: "Maximum number of file paths to return (defaults to 100)." },
+    },
+    required: ["pattern"],
+    additionalProperties: false,
+  },
+};
+
+interface GrepFilesArgs {
+  pattern: string;
+  include?: string;
+  path?: string;
+  limit?: number;
+}
+
+export interface GrepFilesOptions {
+  /** `rg` to run: a path, `false` for the JS search, default: `rg` when it is on `PATH`. */
+  ripgrep?: string | false;
+  /** Default 30 s. */
+  timeoutMs?: number;
+}
+
+const fail = (message: string): FunctionCallError => FunctionCallError.respondToModel(message);
+
+/**
+ * Codex `grep_files`: paths of files whose contents match, newest first. Runs ripgrep when it
+ * is available and a JS search with ripgrep's defaults otherwise (`node_modules` skipped by both).
+ */
+export class GrepFilesHandler implements ToolHandler {
+  readonly kind = "function" as const;
+
+  constructor(private readonly opts: GrepFilesOptions = {}) {}
+
+  async handle(inv: ToolInvocation): Promise<ToolOutput> {
+    const args = inv.args as GrepFilesArgs;
+    const pattern = args.pattern.trim();
+    if (pattern === "") throw fail("pattern must not be empty");
+    const requested = args.limit ?? DEFAULT_LIMIT;
+    if (requested < 1) throw fail("limit must be greater than zero");
+    const root = resolve(inv.turn.cwd, args.path ?? ".");
+    try {
+      await stat(root);
+    } catch (err) {
+      throw fail(`unable to access \`${root}\`: ${(err as Error).message}`);
+    }
+    const include = args.include?.trim() || undefined;
+
+    const rg = this.opts.ripgrep === undefined ? await findRipgrep() : this.opts.ripgrep || null;
+    const timeoutMs = this.opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const signal = AbortSignal.any([inv.signal, timeout]);
+    const req: SearchRequest = { pattern, include, root, signal };
+    let results: string[];
+    try {
+      const found = rg ? await runRipgrep(rg, req) : await searchWithJs(req);
+      results = await newestFirst(found, Math.min(requested, MAX_LIMIT), signal);
+    } catch (err) {
+      if (inv.signal.aborted || err instanceof FunctionCallError) throw err;
+      const seconds = Math.round(timeoutMs / 100) / 10;
+      if (timeout.aborted) throw fail(`${rg ? "rg" : "grep_files"} timed out after ${seconds} seconds`);
+      if (err instanceof SyntaxError) throw fail(`invalid pattern: ${err.message}`);
+      throw err;
+    }
+    if (results.length === 0) return { kind: "function", body: "No matches found.", success: false };
+    return { kind: "function", body: results.join("\n"), success: true };
+  }
+}
+
+export const grepFilesToolFactory: ToolFactory<ToolsConfig> = (config) =>
+  config.grepFiles === false ? [] : [{ spec: GREP_FILES_SPEC, handler: new GrepFilesHandler(), supportsParallel: true }];

@@ -1,0 +1,143 @@
+import type { Dirent } from "node:fs";
+import { readdir, stat } from "node:fs/promises";
+import { isAbsolute, join } from "node:path";
+import { FunctionCallError } from "../../protocol/errors.js";
+import type { ToolOutput } from "../../protocol/output.js";
+import type { FunctionToolSpec } from "../../protocol/spec.js";
+import type { ToolHandler, ToolInvocation } from "../../registry/handler.js";
+import type { ToolFactory } from "../../registry/factory.js";
+import type { ToolsConfig } from "../../registry/config.js";
+
+const MAX_ENTRY_CHARS = 500;
+const INDENT_SPACES = 2;
+
+export const LIST_DIR_SPEC: FunctionToolSpec = {
+  type: "function",
+  name: "list_dir",
+  description: "Lists entries in a local directory with 1-indexed entry numbers and simple type labels.",
+  strict: false,
+  parameters: {
+    type: "object",
+    properties: {
+      dir_path: { type: "string", description: "Absolute path to the directory to list." },
+      offset: { type: "integer", description: "The entry number to start listing from. Must be 1 or greater." },
+      limit: { type: "integer", description: "The maximum number of entries to return." },
+      depth: { type: "integer", description: "The maximum directory depth to traverse. Must be 1 or greater." },
+    },
+    required: ["dir_path"],
+    additionalProperties: false,
+  },
+};
+
+interface ListDirArgs {
+  dir_path: string;
+  offset?: number;
+  limit?: number;
+  depth?: number;
+}
+
+type EntryKind = "dir" | "file" | "symlink" | "other";
+interface Entry {
+  /** UTF-8 of the relative path with `/` separators: the sort key. */
+  sortKey: Buffer;
+  name: string;
+  depth: number;
+  kind: EntryKind;
+}
+
+const SUFFIX: Record<EntryKind, string> = { dir: "/", file: "", symlink: "@", other: "?" };
+const fail = (message: string): FunctionCallError => FunctionCallError.respondToModel(message);
+
+function kindOf(entry: Dirent): EntryKind {
+  if (entry.isSymbolicLink()) return "symlink";
+  if (entry.isDirectory()) return "dir";
+  return entry.isFile() ? "file" : "other";
+}
+
+function cutChars(text: string): string {
+  return text.length <= MAX_ENTRY_CHARS ? text : Array.from(text).slice(0, MAX_ENTRY_CHARS).join("");
+}
+
+// Rust sorts by bytes; comparing UTF-8 buffers keeps the Codex order for non-ASCII names.
+const byBytes = (a: { sortKey: Buffer }, b: { sortKey: Buffer }): number => Buffer.compare(a.sortKey, b.sortKey);
+
+/** Breadth-first walk to `depth` levels (Codex `collect_entries`); unreadable subdirectories are skipped. */
+async function collectEntries(root: string, depth: number, inv: ToolInvocation): Promise<Entry[]> {
+  const entries: Entry[] = [];
+  const queue: Array<{ dir: string; prefix: string; remaining: number }> = [{ dir: root, prefix: "", remaining: depth }];
+  for (let next = queue.shift(); next; next = queue.shift()) {
+    inv.signal.throwIfAborted();
+    let dirents: Dirent[];
+    try {
+      dirents = await readdir(next.dir, { withFileTypes: true });
+    } catch (err) {
+      if (next.dir === root) throw err;
+      inv.turn.logger.debug({ err, dir: next.dir }, "list_dir skipped an unreadable directory");
+      continue;
+    }
+    const level = next.prefix === "" ? 0 : next.prefix.split("/").length;
+    const found = dirents.map((d) => {
+      const relative = next.prefix === "" ? d.name : `${next.prefix}/${d.name}`;
+      return {
+        sortKey: Buffer.from(cutChars(relative)),
+        name: cutChars(d.name),
+        depth: level,
+        kind: kindOf(d),
+        path: join(next.dir, d.name),
+        relative,
+      };
+    });
+    found.sort(byBytes);
+    for (const f of found) {
+      if (f.kind === "dir" && next.remaining > 1) queue.push({ dir: f.path, prefix: f.relative, remaining: next.remaining - 1 });
+      entries.push({ sortKey: f.sortKey, name: f.name, depth: f.depth, kind: f.kind });
+    }
+  }
+  return entries;
+}
+
+async function checkDirectory(path: string): Promise<void> {
+  try {
+    if (!(await stat(path)).isDirectory()) throw fail(`failed to read directory: ${path} is not a directory`);
+  } catch (err) {
+    if (err instanceof FunctionCallError) throw err;
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") throw fail(`failed to read directory: ${path} does not exist`);
+    throw fail(`failed to read directory: ${(err as Error).message}`);
+  }
+}
+
+/** Codex `list_dir`: `Absolute path: ...`, then sorted entries indented by depth, paginated. */
+export class ListDirHandler implements ToolHandler {
+  readonly kind = "function" as const;
+
+  async handle(inv: ToolInvocation): Promise<ToolOutput> {
+    const { dir_path: path, offset = 1, limit = 25, depth = 2 } = inv.args as ListDirArgs;
+    if (offset < 1) throw fail("offset must be a 1-indexed entry number");
+    if (limit < 1) throw fail("limit must be greater than zero");
+    if (depth < 1) throw fail("depth must be greater than zero");
+    if (!isAbsolute(path)) throw fail("dir_path must be an absolute path");
+    await checkDirectory(path);
+
+    let entries: Entry[];
+    try {
+      entries = await collectEntries(path, depth, inv);
+    } catch (err) {
+      if (inv.signal.aborted) throw err;
+      throw fail(`failed to read directory: ${(err as Error).message}`);
+    }
+    const lines = [`Absolute path: ${path}`];
+    if (entries.length > 0) {
+      entries.sort(byBytes);
+      const start = offset - 1;
+      if (start >= entries.length) throw fail("offset exceeds directory entry count");
+      const end = Math.min(entries.length, start + limit);
+      for (const e of entries.slice(start, end)) lines.push(`${" ".repeat(e.depth * INDENT_SPACES)}${e.name}${SUFFIX[e.kind]}`);
+      if (end < entries.length) lines.push(`More than ${end - start} entries found`);
+    }
+    return { kind: "function", body: lines.join("\n"), success: true };
+  }
+}
+
+export const listDirToolFactory: ToolFactory<ToolsConfig> = (config) =>
+  config.listDir === false ? [] : [{ spec: LIST_DIR_SPEC, handler: new ListDirHandler(), supportsParallel: true }];

@@ -1,0 +1,106 @@
+import { stat } from "node:fs/promises";
+import { isAbsolute } from "node:path";
+import { FunctionCallError } from "../../protocol/errors.js";
+import type { ToolOutput } from "../../protocol/output.js";
+import type { FunctionToolSpec } from "../../protocol/spec.js";
+import type { ToolHandler, ToolInvocation } from "../../registry/handler.js";
+import type { ToolFactory } from "../../registry/factory.js";
+import type { ToolsConfig } from "../../registry/config.js";
+import { looksBinary, readLines } from "./lines.js";
+
+const MAX_LINE_CHARS = 500;
+const DEFAULT_LIMIT = 2000;
+// Enough bytes for MAX_LINE_CHARS code points of up to 4 UTF-8 bytes each.
+const MAX_LINE_BYTES = MAX_LINE_CHARS * 4;
+
+export const READ_FILE_SPEC: FunctionToolSpec = {
+  type: "function",
+  name: "read_file",
+  description: "Reads a local file with 1-indexed line numbers.",
+  strict: false,
+  parameters: {
+    type: "object",
+    properties: {
+      file_path: { type: "string", description: "Absolute path to the file" },
+      offset: { type: "integer", description: "The line number to start reading from. Must be 1 or greater." },
+      limit: { type: "integer", description: "The maximum number of lines to return." },
+    },
+    required: ["file_path"],
+    additionalProperties: false,
+  },
+};
+
+interface ReadFileArgs {
+  file_path: string;
+  offset?: number;
+  limit?: number;
+}
+
+const fail = (message: string): FunctionCallError => FunctionCallError.respondToModel(message);
+
+/** Cuts to at most `max` code points without splitting a surrogate pair. */
+function cutChars(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let out = "";
+  let count = 0;
+  for (const ch of text) {
+    if (count === max) break;
+    out += ch;
+    count++;
+  }
+  return out;
+}
+
+async function checkReadableFile(path: string): Promise<void> {
+  let info;
+  try {
+    info = await stat(path);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") throw fail(`failed to read file: ${path} does not exist`);
+    throw fail(`failed to read file: ${(err as Error).message}`);
+  }
+  if (info.isDirectory()) throw fail(`failed to read file: ${path} is a directory; use list_dir to list it`);
+}
+
+/**
+ * Codex `read_file` (slice mode): `L{n}: text` lines from `offset`, at most `limit` of them,
+ * each cut at 500 characters. The file is streamed and reading stops after `limit` lines.
+ */
+export class ReadFileHandler implements ToolHandler {
+  readonly kind = "function" as const;
+
+  async handle(inv: ToolInvocation): Promise<ToolOutput> {
+    const { file_path: path, offset = 1, limit = DEFAULT_LIMIT } = inv.args as ReadFileArgs;
+    if (offset < 1) throw fail("offset must be a 1-indexed line number");
+    if (limit < 1) throw fail("limit must be greater than zero");
+    if (!isAbsolute(path)) throw fail("file_path must be an absolute path");
+    await checkReadableFile(path);
+
+    const decoder = new TextDecoder("utf-8");
+    const collected: string[] = [];
+    let binary = false;
+    let seen: number;
+    try {
+      seen = await readLines(path, {
+        maxLineBytes: MAX_LINE_BYTES,
+        signal: inv.signal,
+        onFirstChunk: (head) => !(binary = looksBinary(head)),
+        visit: ({ number, bytes }) => {
+          if (number < offset) return true;
+          collected.push(`L${number}: ${cutChars(decoder.decode(bytes), MAX_LINE_CHARS)}`);
+          return collected.length < limit;
+        },
+      });
+    } catch (err) {
+      if (inv.signal.aborted) throw err;
+      throw fail(`failed to read file: ${(err as Error).message}`);
+    }
+    if (binary) throw fail(`failed to read file: ${path} is a binary file`);
+    if (seen < offset) throw fail("offset exceeds file length");
+    return { kind: "function", body: collected.join("\n"), success: true };
+  }
+}
+
+export const readFileToolFactory: ToolFactory<ToolsConfig> = (config) =>
+  config.readFile === false ? [] : [{ spec: READ_FILE_SPEC, handler: new ReadFileHandler(), supportsParallel: true }];

@@ -1,0 +1,76 @@
+import { FunctionCallError } from "../../protocol/errors.js";
+import type { ToolOutput } from "../../protocol/output.js";
+import type { FunctionToolSpec } from "../../protocol/spec.js";
+import { emitEvent, type PlanStatus } from "../../turn/events.js";
+import type { ToolHandler, ToolInvocation } from "../../registry/handler.js";
+import type { ToolFactory } from "../../registry/factory.js";
+import type { ToolsConfig } from "../../registry/config.js";
+
+export const UPDATE_PLAN_SPEC: FunctionToolSpec = {
+  type: "function",
+  name: "update_plan",
+  description: `Updates the task plan.
+Provide an optional explanation and a list of plan items, each with a step and status.
+At most one step can be in_progress at a time.
+`,
+  strict: false,
+  parameters: {
+    type: "object",
+    properties: {
+      explanation: { type: "string" },
+      plan: {
+        type: "array",
+        description: "The list of steps",
+        items: {
+          type: "object",
+          properties: {
+            step: { type: "string" },
+            status: {
+              type: "string",
+              enum: ["pending", "in_progress", "completed"],
+              description: "One of: pending, in_progress, completed",
+            },
+          },
+          required: ["step", "status"],
+          additionalProperties: false,
+        },
+      },
+    },
+    required: ["plan"],
+    additionalProperties: false,
+  },
+};
+
+interface UpdatePlanArgs {
+  explanation?: string;
+  plan: Array<{ step: string; status: PlanStatus }>;
+}
+
+/**
+ * Codex `update_plan`: the plan is for the client (the `plan_update` event), the model only
+ * learns it was recorded.
+ */
+export class UpdatePlanHandler implements ToolHandler {
+  readonly kind = "function" as const;
+
+  async handle(inv: ToolInvocation): Promise<ToolOutput> {
+    const { explanation, plan } = inv.args as UpdatePlanArgs;
+    const inProgress = plan.filter((item) => item.status === "in_progress").length;
+    if (inProgress > 1) {
+      throw FunctionCallError.respondToModel(
+        `at most one step can be in_progress at a time, but ${inProgress} steps are in_progress`,
+      );
+    }
+    emitEvent(inv.turn, {
+      type: "plan_update",
+      callId: inv.callId,
+      toolName: inv.toolName,
+      ...(explanation !== undefined ? { explanation } : {}),
+      plan: plan.map(({ step, status }) => ({ step, status })),
+    });
+    return { kind: "function", body: "Plan updated", success: true };
+  }
+}
+
+export const updatePlanToolFactory: ToolFactory<ToolsConfig> = (config) =>
+  config.updatePlan === false ? [] : [{ spec: UPDATE_PLAN_SPEC, handler: new UpdatePlanHandler(), supportsParallel: false }];

@@ -1,0 +1,93 @@
+import { open, stat } from "node:fs/promises";
+import { resolve } from "node:path";
+import { FunctionCallError } from "../../protocol/errors.js";
+import type { ToolOutput } from "../../protocol/output.js";
+import type { FunctionToolSpec } from "../../protocol/spec.js";
+import type { ToolHandler, ToolInvocation } from "../../registry/handler.js";
+import type { ToolFactory } from "../../registry/factory.js";
+import type { ToolsConfig } from "../../registry/config.js";
+
+/** The Responses API takes images up to 20 MB; a larger data URL would be rejected anyway. */
+export const DEFAULT_MAX_IMAGE_BYTES = 20 * 1024 * 1024;
+
+export const VIEW_IMAGE_SPEC: FunctionToolSpec = {
+  type: "function",
+  name: "view_image",
+  description:
+    "View a local image from the filesystem (only use if given a full filepath by the user, and the image isn't already attached to the thread context within <image ...> tags).",
+  strict: false,
+  parameters: {
+    type: "object",
+    properties: { path: { type: "string", description: "Local filesystem path to an image file" } },
+    required: ["path"],
+    additionalProperties: false,
+  },
+};
+
+const fail = (message: string): FunctionCallError => FunctionCallError.respondToModel(message);
+
+/** The MIME type named by the file's magic bytes, or undefined for other formats. */
+export function sniffImageType(head: Buffer): string | undefined {
+  const starts = (bytes: number[], at = 0): boolean => bytes.every((b, i) => head[at + i] === b);
+  if (starts([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) return "image/png";
+  if (starts([0xff, 0xd8, 0xff])) return "image/jpeg";
+  if (head.subarray(0, 6).toString("latin1") === "GIF87a" || head.subarray(0, 6).toString("latin1") === "GIF89a") {
+    return "image/gif";
+  }
+  if (head.subarray(0, 4).toString("latin1") === "RIFF" && head.subarray(8, 12).toString("latin1") === "WEBP") {
+    return "image/webp";
+  }
+  return undefined;
+}
+
+/** Codex `view_image`: the file as an `input_image` data URL (PNG, JPEG, GIF, WebP). */
+export class ViewImageHandler implements ToolHandler {
+  readonly kind = "function" as const;
+
+  constructor(private readonly maxBytes: number = DEFAULT_MAX_IMAGE_BYTES) {}
+
+  async handle(inv: ToolInvocation): Promise<ToolOutput> {
+    const path = resolve(inv.turn.cwd, (inv.args as { path: string }).path);
+    let size: number;
+    try {
+      const info = await stat(path);
+      if (!info.isFile()) throw fail(`image path \`${path}\` is not a file`);
+      size = info.size;
+    } catch (err) {
+      if (err instanceof FunctionCallError) throw err;
+      throw fail(`unable to locate image at \`${path}\`: ${(err as Error).message}`);
+    }
+    if (size > this.maxBytes) {
+      throw fail(`image at \`${path}\` is ${size} bytes, above the limit of ${this.maxBytes} bytes`);
+    }
+    let bytes: Buffer;
+    try {
+      const handle = await open(path, "r");
+      try {
+        bytes = await handle.readFile({ signal: inv.signal });
+      } finally {
+        await handle.close();
+      }
+    } catch (err) {
+      if (inv.signal.aborted) throw err;
+      throw fail(`unable to read image at \`${path}\`: ${(err as Error).message}`);
+    }
+    // The size may have changed since stat; the limit holds for what was read.
+    if (bytes.length > this.maxBytes) {
+      throw fail(`image at \`${path}\` is ${bytes.length} bytes, above the limit of ${this.maxBytes} bytes`);
+    }
+    const mime = sniffImageType(bytes);
+    if (!mime) {
+      throw fail(`unable to process image at \`${path}\`: not a PNG, JPEG, GIF or WebP image`);
+    }
+    return {
+      kind: "function",
+      body: [{ type: "input_image", image_url: `data:${mime};base64,${bytes.toString("base64")}` }],
+      success: true,
+      bounded: true,
+    };
+  }
+}
+
+export const viewImageToolFactory: ToolFactory<ToolsConfig> = (config) =>
+  config.viewImage === false ? [] : [{ spec: VIEW_IMAGE_SPEC, handler: new ViewImageHandler(), supportsParallel: true }];

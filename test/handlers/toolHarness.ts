@@ -1,0 +1,69 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  createTurnContext,
+  specName,
+  ToolCallRuntime,
+  ToolRegistryBuilder,
+  ToolRouter,
+  type ToolCallOutcome,
+  type ToolEvent,
+  type ToolRegistration,
+  type ToolsConfig,
+  type TurnContext,
+} from "../../src/index.js";
+import type { ToolFactory } from "../../src/registry/factory.js";
+
+/** A router with exactly the registrations given (real specs, validators and handlers). */
+export function routerOf(registrations: ToolRegistration[]): ToolRouter {
+  const builder = new ToolRegistryBuilder();
+  for (const { spec, handler, supportsParallel } of registrations) {
+    builder.pushSpecWithParallelSupport(spec, supportsParallel).registerHandler(specName(spec), handler);
+  }
+  const { specs, registry } = builder.build();
+  return new ToolRouter(registry, specs);
+}
+
+export function runtimeOf(
+  registrations: ToolRegistration[],
+  turn: Partial<TurnContext> = {},
+): { runtime: ToolCallRuntime; events: ToolEvent[]; turn: TurnContext } {
+  const events: ToolEvent[] = [];
+  const ctx = createTurnContext({ onEvent: (e) => events.push(e), ...turn });
+  return { runtime: new ToolCallRuntime(routerOf(registrations), ctx), events, turn: ctx };
+}
+
+/** The registrations a built-in factory adds for `config`. */
+export function fromFactory(factory: ToolFactory<ToolsConfig>, config: ToolsConfig = {}): ToolRegistration[] {
+  return factory(config, { config, dynamicTools: [] });
+}
+
+let counter = 0;
+export const functionCall = (name: string, args: unknown, callId = `call-${++counter}`) => ({
+  type: "function_call",
+  call_id: callId,
+  name,
+  arguments: JSON.stringify(args),
+});
+
+/** Runs one function call through submit/drain and returns its outcome. */
+export async function callTool(
+  registrations: ToolRegistration[],
+  name: string,
+  args: unknown,
+  turn: Partial<TurnContext> = {},
+): Promise<ToolCallOutcome & { text: string }> {
+  const { runtime } = runtimeOf(registrations, turn);
+  runtime.submit(functionCall(name, args));
+  const [outcome] = await runtime.drainOutcomes();
+  if (!outcome) throw new Error("no outcome");
+  const output = "output" in outcome.item ? outcome.item.output : "";
+  return { ...outcome, text: typeof output === "string" ? output : JSON.stringify(output) };
+}
+
+/** A fresh real temp directory; `cleanup` removes it. */
+export async function tempDir(): Promise<{ dir: string; cleanup: () => Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), "toolcall-"));
+  return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) };
+}

@@ -1,0 +1,138 @@
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  createTurnContext,
+  registerToolFactory,
+  specName,
+  toResponsesTools,
+  ToolCallRuntime,
+  ToolRouter,
+  unregisterToolFactory,
+  type ToolFactory,
+  type ToolHandler,
+} from "../../src/index.js";
+
+const DEFAULT_TOOLS: Array<[string, boolean]> = [
+  ["shell", true],
+  ["apply_patch", false],
+  ["read_file", true],
+  ["list_dir", true],
+  ["grep_files", true],
+  ["view_image", true],
+  ["update_plan", false],
+];
+
+const names = (router: ToolRouter) => router.specs().map((s) => specName(s.spec));
+
+describe("ToolRouter.fromConfig", () => {
+  it("yields the default tool set of DESIGN section 5 with its parallel flags", async () => {
+    const router = await ToolRouter.fromConfig({});
+    expect(router.specs().map((s) => [specName(s.spec), s.supportsParallelToolCalls])).toEqual(DEFAULT_TOOLS);
+    // `local_shell` is routable (alias of shell) but has no spec of its own.
+    expect(router.toolSupportsParallel("local_shell")).toBe(true);
+    expect(router.toolSupportsParallel("test_sync_tool")).toBe(false);
+  });
+
+  it("exports a tool list the Responses API accepts, apply_patch as a custom grammar tool", async () => {
+    const tools = toResponsesTools((await ToolRouter.fromConfig({})).specs());
+    expect(JSON.parse(JSON.stringify(tools))).toEqual(tools);
+    for (const tool of tools) {
+      expect(tool.type === "local_shell" || /^[a-zA-Z0-9_-]{1,64}$/.test(tool.name)).toBe(true);
+      if (tool.type === "function") {
+        expect(tool.parameters).toMatchObject({ type: "object" });
+        expect(tool.description.length).toBeGreaterThan(0);
+      }
+    }
+    const patch = tools.find((t) => t.type !== "local_shell" && t.name === "apply_patch");
+    expect(patch).toMatchObject({ type: "custom", format: { type: "grammar", syntax: "lark" } });
+    expect(patch?.type === "custom" && patch.format?.definition).toContain("Begin Patch");
+  });
+
+  it("switches tools on and off per ToolsConfig", async () => {
+    const router = await ToolRouter.fromConfig({
+      shell: false,
+      applyPatch: "function",
+      readFile: false,
+      listDir: false,
+      grepFiles: false,
+      viewImage: false,
+      updatePlan: false,
+      testSyncTool: true,
+    });
+    expect(router.specs().map((s) => [s.spec.type, specName(s.spec), s.supportsParallelToolCalls])).toEqual([
+      ["function", "apply_patch", false],
+      ["function", "test_sync_tool", true],
+    ]);
+    expect(names(await ToolRouter.fromConfig({ shell: false, applyPatch: false }))).toEqual(
+      DEFAULT_TOOLS.slice(2).map(([name]) => name),
+    );
+  });
+
+  it("adds dynamic tools after the built-ins, exclusive; a name clash throws", async () => {
+    const dynamicTools = [{ name: "ask_user", description: "Asks the user", inputSchema: { type: "object" } }];
+    const router = await ToolRouter.fromConfig({ testSyncTool: true }, { dynamicTools });
+    expect(names(router).slice(-2)).toEqual(["ask_user", "test_sync_tool"]);
+    expect(router.toolSupportsParallel("ask_user")).toBe(false);
+    await expect(
+      ToolRouter.fromConfig({}, { dynamicTools: [{ ...dynamicTools[0]!, name: "read_file" }] }),
+    ).rejects.toThrow("duplicate tool spec: read_file");
+  });
+});
+
+describe("plugin tool factories", () => {
+  const registered: string[] = [];
+  const register = <P>(name: string, factory: ToolFactory<P>): void => {
+    registerToolFactory(name, factory);
+    registered.push(name);
+  };
+  afterEach(() => {
+    for (const name of registered.splice(0)) unregisterToolFactory(name);
+  });
+
+  const greeter: ToolFactory<{ greeting: string; names: string[] }> = (params, ctx) =>
+    params.names.map((name) => {
+      const handler: ToolHandler = {
+        kind: "function",
+        handle: async (inv) => ({
+          kind: "function",
+          body: `${params.greeting}, ${(inv.args as { who: string }).who} (cwd ${inv.turn.cwd}, shell ${String(ctx.config.shell)})`,
+        }),
+      };
+      return {
+        spec: {
+          type: "function",
+          name,
+          description: "Greets",
+          parameters: { type: "object", properties: { who: { type: "string" } }, required: ["who"] },
+        },
+        handler,
+        supportsParallel: true,
+      };
+    });
+
+  it("adds tools by factory name with parameters; they run through the runtime like built-ins", async () => {
+    register("greeter", greeter);
+    const router = await ToolRouter.fromConfig({ shell: false }, { tools: { greeter: { greeting: "Hello", names: ["greet"] } } });
+    expect(names(router).at(-1)).toBe("greet");
+    expect(router.toolSupportsParallel("greet")).toBe(true);
+
+    const runtime = new ToolCallRuntime(router, createTurnContext({ cwd: "/work" }));
+    runtime.submit({ type: "function_call", call_id: "g1", name: "greet", arguments: '{"who":"Ada"}' });
+    runtime.submit({ type: "function_call", call_id: "g2", name: "greet", arguments: "{}" });
+    expect(await runtime.drain()).toEqual([
+      { type: "function_call_output", call_id: "g1", output: "Hello, Ada (cwd /work, shell false)" },
+      { type: "function_call_output", call_id: "g2", output: "invalid arguments for greet: / must have required property 'who'" },
+    ]);
+  });
+
+  it("throws on a duplicate factory name, an unknown factory, and a duplicate tool name", async () => {
+    register("greeter", greeter);
+    expect(() => registerToolFactory("greeter", greeter)).toThrow("duplicate tool factory: greeter");
+    await expect(ToolRouter.fromConfig({}, { tools: { nope: {} } })).rejects.toThrow("unknown tool factory: nope");
+    await expect(
+      ToolRouter.fromConfig({}, { tools: { greeter: { greeting: "Hi", names: ["read_file"] } } }),
+    ).rejects.toThrow("duplicate tool spec: read_file");
+    await expect(
+      ToolRouter.fromConfig({}, { tools: { greeter: { greeting: "Hi", names: ["twin", "twin"] } } }),
+    ).rejects.toThrow("duplicate tool spec: twin");
+  });
+});
