@@ -1,0 +1,221 @@
+import { readFile } from "node:fs/promises";
+import { parse as parseToml } from "smol-toml";
+import { isValidServerName } from "./names.js";
+
+/** One MCP server, programmatic (camelCase) form. Exactly one of `command` / `url`. */
+export interface McpServerConfig {
+  /** stdio: the program to launch (its environment: a safe base plus `env`). */
+  command?: string;
+  args?: string[];
+  env?: Record<string, string>;
+  cwd?: string;
+  /** Streamable HTTP endpoint; falls back to SSE for legacy servers. */
+  url?: string;
+  /** Name of the environment variable holding a bearer token for `url`. */
+  bearerTokenEnvVar?: string;
+  httpHeaders?: Record<string, string>;
+  /** initialize + first tools/list; default 30. */
+  startupTimeoutSec?: number;
+  /** Each tools/call, reset by progress notifications; default 120. */
+  toolTimeoutSec?: number;
+  /** Default true. */
+  enabled?: boolean;
+  enabledTools?: string[];
+  disabledTools?: string[];
+  /** Run every tool of this server in parallel (otherwise only `readOnlyHint` tools). */
+  supportsParallelToolCalls?: boolean;
+  /** Start-up fails when this server fails. */
+  required?: boolean;
+}
+
+export type McpServersConfig = Record<string, McpServerConfig>;
+
+export const DEFAULT_STARTUP_TIMEOUT_SEC = 30;
+export const DEFAULT_TOOL_TIMEOUT_SEC = 120;
+
+/** A bad MCP configuration: says where (file, server, key) and what was expected. */
+export class McpConfigError extends Error {
+  constructor(
+    message: string,
+    readonly file: string | undefined,
+    readonly server: string | undefined,
+    readonly key: string | undefined,
+  ) {
+    super(message);
+    this.name = "McpConfigError";
+  }
+}
+
+type Kind = "string" | "strings" | "stringMap" | "positive" | "boolean";
+const FIELDS: Record<keyof McpServerConfig, Kind> = {
+  command: "string",
+  args: "strings",
+  env: "stringMap",
+  cwd: "string",
+  url: "string",
+  bearerTokenEnvVar: "string",
+  httpHeaders: "stringMap",
+  startupTimeoutSec: "positive",
+  toolTimeoutSec: "positive",
+  enabled: "boolean",
+  enabledTools: "strings",
+  disabledTools: "strings",
+  supportsParallelToolCalls: "boolean",
+  required: "boolean",
+};
+const EXPECTED: Record<Kind, string> = {
+  string: "a string",
+  strings: "an array of strings",
+  stringMap: "a table of string values",
+  positive: "a positive number of seconds",
+  boolean: "a boolean",
+};
+
+const snake = (key: string): string => key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v) && !(v instanceof Date);
+
+function describe(value: unknown): string {
+  if (Array.isArray(value)) return "an array";
+  if (value === null) return "null";
+  if (value instanceof Date) return "a date";
+  return typeof value === "object" ? "a table" : `${typeof value} ${JSON.stringify(value)}`;
+}
+
+function fits(kind: Kind, v: unknown): boolean {
+  switch (kind) {
+    case "string":
+      return typeof v === "string" && v.length > 0;
+    case "strings":
+      return Array.isArray(v) && v.every((s) => typeof s === "string");
+    case "stringMap":
+      return isRecord(v) && Object.values(v).every((s) => typeof s === "string");
+    case "positive":
+      return typeof v === "number" && Number.isFinite(v) && v > 0;
+    case "boolean":
+      return typeof v === "boolean";
+  }
+}
+
+interface Dialect {
+  /** e.g. `mcp_servers` or `mcpServers`. */
+  table: string;
+  keyOf(field: keyof McpServerConfig): string;
+  /** Extra keys of the dialect, mapped onto the config (JSON `type`, `headers`, `disabled`). */
+  extra?(key: string, value: unknown, out: McpServerConfig, fail: (key: string, expected: string) => never): boolean;
+}
+
+const PROGRAMMATIC: Dialect = { table: "servers", keyOf: (f) => f };
+const TOML: Dialect = { table: "mcp_servers", keyOf: snake };
+const JSON_DIALECT: Dialect = {
+  table: "mcpServers",
+  keyOf: (f) => f,
+  extra(key, value, out, fail) {
+    switch (key) {
+      case "type": // Claude / VS Code style transport tag; the transport follows from command/url
+        if (!["stdio", "http", "streamable-http", "streamableHttp", "sse"].includes(value as string)) {
+          fail(key, `one of "stdio", "http", "streamable-http", "sse"`);
+        }
+        return true;
+      case "headers":
+        if (!fits("stringMap", value)) fail(key, EXPECTED.stringMap);
+        out.httpHeaders = { ...(value as Record<string, string>), ...out.httpHeaders };
+        return true;
+      case "disabled":
+        if (typeof value !== "boolean") fail(key, EXPECTED.boolean);
+        out.enabled = !value;
+        return true;
+      default:
+        return false;
+    }
+  },
+};
+
+function validateServers(raw: unknown, dialect: Dialect, file: string | undefined): McpServersConfig {
+  const where = file ? `${file}: ` : "";
+  if (!isRecord(raw)) {
+    throw new McpConfigError(`${where}${dialect.table} must be a table of servers, got ${describe(raw)}`, file, undefined, undefined);
+  }
+  const out: McpServersConfig = {};
+  const byKey = new Map(Object.keys(FIELDS).map((f) => [dialect.keyOf(f as keyof McpServerConfig), f as keyof McpServerConfig]));
+  for (const [server, body] of Object.entries(raw)) {
+    const fail = (key: string | undefined, expected: string, got?: string): never => {
+      const path = key === undefined ? `${dialect.table}.${server}` : `${dialect.table}.${server}.${key}`;
+      throw new McpConfigError(`${where}${path}: expected ${expected}${got ? `, got ${got}` : ""}`, file, server, key);
+    };
+    if (!isValidServerName(server)) fail(undefined, "a server name matching ^[a-zA-Z0-9_-]+$", JSON.stringify(server));
+    if (!isRecord(body)) fail(undefined, "a table of settings", describe(body));
+    const config: McpServerConfig = {};
+    for (const [key, value] of Object.entries(body as Record<string, unknown>)) {
+      const field = byKey.get(key);
+      if (field) {
+        if (!fits(FIELDS[field], value)) fail(key, EXPECTED[FIELDS[field]], describe(value));
+        (config as Record<string, unknown>)[field] = value;
+        continue;
+      }
+      if (dialect.extra?.(key, value, config, (k, e) => fail(k, e, describe(value)))) continue;
+      fail(key, `one of the keys ${[...byKey.keys()].join(", ")}`, `unknown key "${key}"`);
+    }
+    if ((config.command === undefined) === (config.url === undefined)) {
+      fail(undefined, `exactly one of "${dialect.keyOf("command")}" (stdio) or "${dialect.keyOf("url")}" (HTTP)`);
+    }
+    if (config.command !== undefined) {
+      for (const f of ["url", "bearerTokenEnvVar", "httpHeaders"] as const) {
+        if (config[f] !== undefined) fail(dialect.keyOf(f), `no ${dialect.keyOf(f)} for a stdio server (it has "${dialect.keyOf("command")}")`);
+      }
+    } else {
+      for (const f of ["args", "env", "cwd"] as const) {
+        if (config[f] !== undefined) fail(dialect.keyOf(f), `no ${dialect.keyOf(f)} for an HTTP server (it has "${dialect.keyOf("url")}")`);
+      }
+      try {
+        const u = new URL(config.url as string);
+        if (u.protocol !== "http:" && u.protocol !== "https:") throw new Error("not http");
+      } catch {
+        fail(dialect.keyOf("url"), "an http:// or https:// URL", JSON.stringify(config.url));
+      }
+    }
+    out[server] = config;
+  }
+  return out;
+}
+
+/** Checks a programmatic (camelCase) config; throws `McpConfigError` naming server and key. */
+export function validateMcpServersConfig(servers: unknown): McpServersConfig {
+  return validateServers(servers, PROGRAMMATIC, undefined);
+}
+
+/** Codex `config.toml`: the `[mcp_servers.NAME]` tables (other tables are ignored). */
+export function parseMcpConfigToml(text: string, file = "<toml>"): McpServersConfig {
+  let doc: Record<string, unknown>;
+  try {
+    doc = parseToml(text) as Record<string, unknown>;
+  } catch (err) {
+    throw new McpConfigError(`${file}: invalid TOML: ${(err as Error).message}`, file, undefined, undefined);
+  }
+  return doc["mcp_servers"] === undefined ? {} : validateServers(doc["mcp_servers"], TOML, file);
+}
+
+/** The common JSON form `{ "mcpServers": { NAME: {...} } }` with camelCase keys. */
+export function parseMcpConfigJson(text: string, file = "<json>"): McpServersConfig {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch (err) {
+    throw new McpConfigError(`${file}: invalid JSON: ${(err as Error).message}`, file, undefined, undefined);
+  }
+  if (!isRecord(doc)) throw new McpConfigError(`${file}: expected a JSON object with "mcpServers"`, file, undefined, undefined);
+  return doc["mcpServers"] === undefined ? {} : validateServers(doc["mcpServers"], JSON_DIALECT, file);
+}
+
+/** Reads a `.toml` or `.json` config file (chosen by extension). */
+export async function loadMcpConfig(file: string): Promise<McpServersConfig> {
+  const parse = file.endsWith(".toml") ? parseMcpConfigToml : file.endsWith(".json") ? parseMcpConfigJson : undefined;
+  if (!parse) throw new McpConfigError(`${file}: expected a .toml or .json MCP config file`, file, undefined, undefined);
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (err) {
+    throw new McpConfigError(`${file}: cannot read MCP config: ${(err as Error).message}`, file, undefined, undefined);
+  }
+  return parse(text, file);
+}

@@ -1,0 +1,60 @@
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { FunctionCallError } from "../protocol/errors.js";
+import type { ToolOutput } from "../protocol/output.js";
+import type { ToolHandler, ToolInvocation } from "../registry/handler.js";
+import { emitEvent } from "../turn/events.js";
+import { McpCallError, type CallOptions } from "./connection.js";
+
+/** What the handler needs from the manager (kept narrow so the handler is easy to test). */
+export interface McpToolCaller {
+  callTool(server: string, tool: string, args: Record<string, unknown> | undefined, opts?: CallOptions): Promise<CallToolResult>;
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/**
+ * Runs every `mcp` payload (Codex `McpHandler`): the raw tool name goes to its server with the
+ * call's abort signal (so the server gets `notifications/cancelled`) and the server's per-call
+ * timeout, which progress notifications reset. Failures answer the model with
+ * `tool call error: ...` or `timed out awaiting tools/call after {N}s`.
+ */
+export class McpHandler implements ToolHandler<unknown> {
+  readonly kind = "mcp" as const;
+
+  constructor(private readonly caller: McpToolCaller) {}
+
+  async handle(inv: ToolInvocation<unknown>): Promise<ToolOutput> {
+    const payload = inv.payload;
+    if (payload.kind !== "mcp") throw FunctionCallError.fatal(`tool ${inv.toolName} invoked with incompatible payload`);
+    const { server, tool } = payload;
+    if (inv.args !== undefined && !isRecord(inv.args)) {
+      throw FunctionCallError.respondToModel("tool call error: MCP tool arguments must be a JSON object");
+    }
+    const base = { callId: inv.callId, toolName: inv.toolName, server, tool };
+    emitEvent(inv.turn, { type: "mcp_tool_call_begin", ...base });
+    const started = performance.now();
+    let success = false;
+    try {
+      const result = await this.caller.callTool(server, tool, inv.args, {
+        signal: inv.signal,
+        onProgress: (p) =>
+          emitEvent(inv.turn, {
+            type: "mcp_tool_call_progress",
+            ...base,
+            progress: p.progress,
+            ...(p.total !== undefined && { total: p.total }),
+            ...(p.message !== undefined && { message: p.message }),
+          }),
+      });
+      success = result.isError !== true;
+      return { kind: "mcp", result };
+    } catch (err) {
+      if (err instanceof McpCallError) {
+        throw FunctionCallError.respondToModel(err.timedOut ? err.message : `tool call error: ${err.message}`);
+      }
+      throw FunctionCallError.respondToModel(`tool call error: ${err instanceof Error ? err.message : String(err)}`);
+    } finally {
+      emitEvent(inv.turn, { type: "mcp_tool_call_end", ...base, success, durationMs: performance.now() - started });
+    }
+  }
+}

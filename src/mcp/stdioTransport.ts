@@ -1,0 +1,147 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+
+export interface StdioLaunch {
+  command: string;
+  args?: string[];
+  env?: Record<string, string>;
+  cwd?: string;
+}
+
+const STDERR_TAIL = 2_000;
+const KILL_GRACE_MS = 500;
+
+/** Process groups still alive, killed synchronously if this process exits first. */
+const liveGroups = new Set<number>();
+let exitHookInstalled = false;
+function trackGroup(pid: number): void {
+  liveGroups.add(pid);
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.once("exit", () => {
+    for (const pgid of liveGroups) killGroup(pgid, "SIGKILL");
+  });
+}
+
+function killGroup(pgid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pgid, signal);
+  } catch {
+    // ESRCH: the group is already gone
+  }
+}
+
+/**
+ * The SDK's stdio transport, but the server runs in its own process group so `close()` (and
+ * a server's death) takes launcher grandchildren (`npx`, `uvx`, shell wrappers) with it.
+ * The environment is the SDK's safe base plus the configured `env`, like the SDK default.
+ */
+export class ProcessGroupStdioTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+
+  private child: ChildProcess | undefined;
+  private readonly buffer = new ReadBuffer();
+  private stderrTail = "";
+  private exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+  private exited: Promise<void> | undefined;
+
+  constructor(private readonly launch: StdioLaunch) {}
+
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  /** Why the process ended, with the end of its stderr; undefined while it runs. */
+  exitDescription(): string | undefined {
+    if (!this.exit) return undefined;
+    const how = this.exit.signal ? `signal ${this.exit.signal}` : `code ${String(this.exit.code)}`;
+    const tail = this.stderrTail.trim();
+    return `process exited with ${how}${tail ? `; stderr: ${tail.slice(-500)}` : ""}`;
+  }
+
+  start(): Promise<void> {
+    if (this.child) throw new Error("ProcessGroupStdioTransport already started");
+    return new Promise((resolve, reject) => {
+      const child = spawn(this.launch.command, this.launch.args ?? [], {
+        env: { ...getDefaultEnvironment(), ...this.launch.env },
+        cwd: this.launch.cwd,
+        stdio: ["pipe", "pipe", "pipe"],
+        detached: true, // own process group, see class comment
+      });
+      this.child = child;
+      this.exited = new Promise((done) => child.once("close", () => done()));
+      child.once("error", (err) => {
+        reject(new Error(`failed to launch ${this.launch.command}: ${err.message}`));
+        this.onerror?.(err);
+      });
+      child.once("spawn", () => {
+        if (child.pid !== undefined) trackGroup(child.pid);
+        resolve();
+      });
+      child.once("exit", (code, signal) => {
+        this.exit = { code, signal };
+        // The leader is gone; take whatever it left in its group along.
+        if (child.pid !== undefined) {
+          killGroup(child.pid, "SIGKILL");
+          liveGroups.delete(child.pid);
+        }
+      });
+      child.once("close", () => this.onclose?.());
+      child.stdin?.on("error", (err) => this.onerror?.(err));
+      child.stdout?.on("error", (err) => this.onerror?.(err));
+      child.stdout?.on("data", (chunk: Buffer) => {
+        this.buffer.append(chunk);
+        for (;;) {
+          let message: JSONRPCMessage | null;
+          try {
+            message = this.buffer.readMessage();
+          } catch (err) {
+            this.onerror?.(err as Error); // a non-JSON line: report and go on
+            continue;
+          }
+          if (message === null) break;
+          this.onmessage?.(message);
+        }
+      });
+      child.stderr?.on("data", (chunk: Buffer) => {
+        this.stderrTail = (this.stderrTail + chunk.toString("utf8")).slice(-STDERR_TAIL);
+      });
+    });
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const stdin = this.child?.stdin;
+      if (!stdin || !stdin.writable || this.exit) {
+        reject(new Error(`MCP server is not running${this.exit ? ` (${this.exitDescription()})` : ""}`));
+        return;
+      }
+      if (stdin.write(serializeMessage(message))) resolve();
+      else stdin.once("drain", resolve);
+    });
+  }
+
+  /** Closes stdin, then SIGTERM and (after a grace period) SIGKILL to the whole group. */
+  async close(): Promise<void> {
+    const child = this.child;
+    if (!child || child.pid === undefined) return;
+    const pgid = child.pid;
+    try {
+      child.stdin?.end();
+    } catch {
+      // already closed
+    }
+    if (!this.exit) killGroup(pgid, "SIGTERM");
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.exited, new Promise((r) => (timer = setTimeout(r, KILL_GRACE_MS)))]);
+    clearTimeout(timer);
+    killGroup(pgid, "SIGKILL");
+    liveGroups.delete(pgid);
+    this.buffer.clear();
+  }
+}

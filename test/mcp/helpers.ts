@@ -1,0 +1,61 @@
+import { fileURLToPath } from "node:url";
+import {
+  createTurnContext,
+  ToolCallRuntime,
+  ToolRouter,
+  type McpConnectionManager,
+  type McpServerConfig,
+  type ToolEvent,
+  type ToolsConfig,
+} from "../../src/index.js";
+
+export const FIXTURE = fileURLToPath(new URL("../fixtures/mcp-server.ts", import.meta.url));
+export const EVERYTHING = fileURLToPath(
+  new URL("../../node_modules/@modelcontextprotocol/server-everything/dist/index.js", import.meta.url),
+);
+
+export function fixtureServer(profile = "default", extra: Partial<McpServerConfig> = {}): McpServerConfig {
+  return { command: process.execPath, args: ["--import", "tsx", FIXTURE, "stdio", profile], ...extra };
+}
+
+/** Only the MCP tools: other built-ins stay out of these tests. */
+export const MCP_ONLY: ToolsConfig = {
+  shell: false,
+  applyPatch: false,
+  readFile: false,
+  listDir: false,
+  grepFiles: false,
+  viewImage: false,
+  updatePlan: false,
+};
+
+export async function runtimeFor(manager: McpConnectionManager, events: ToolEvent[] = []) {
+  const router = await ToolRouter.fromConfig(MCP_ONLY, { mcp: manager });
+  const runtime = new ToolCallRuntime(router, createTurnContext({ onEvent: (e) => events.push(e), truncationPolicy: { mode: "bytes", limit: 2_000 } }));
+  return { router, runtime, events };
+}
+
+export const call = (callId: string, name: string, args: unknown = {}) => ({
+  type: "function_call" as const,
+  call_id: callId,
+  name,
+  arguments: JSON.stringify(args),
+});
+
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Polls `check` until it holds (condition wait, not a timing assert). */
+export async function eventually(check: () => boolean | Promise<boolean>, what: string, tries = 100): Promise<void> {
+  for (let i = 0; i < tries; i++) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`never happened: ${what}`);
+}

@@ -1,0 +1,36 @@
+import { createHash } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { qualifyTools, sanitizeToolName } from "../../src/index.js";
+
+const q = (tools: Array<[string, string]>) => [...qualifyTools(tools.map(([server, tool]) => ({ server, tool }))).keys()];
+
+describe("qualified MCP tool names", () => {
+  it("sanitizes per code point and keeps short names readable", () => {
+    expect(sanitizeToolName("héllo wörld.v2")).toBe("h_llo_w_rld_v2");
+    expect(sanitizeToolName("😀")).toBe("_");
+    expect(q([["srv", "read-file_2"]])).toEqual(["mcp__srv__read-file_2"]);
+  });
+
+  it("caps long names at 64 with the SHA-1 of the raw name", () => {
+    const raw = `mcp__srv__${"x".repeat(80)}`;
+    const [name] = q([["srv", "x".repeat(80)]]);
+    const sha = createHash("sha1").update(raw).digest("hex");
+    expect(name).toHaveLength(64);
+    expect(name).toBe(raw.slice(0, 24) + sha);
+  });
+
+  it("disambiguates collisions with a hash instead of dropping a tool", () => {
+    const names = q([["s", "a.b"], ["s", "a_b"], ["s", "a b"]]);
+    expect(names).toHaveLength(3);
+    expect(names[0]).toBe("mcp__s__a_b");
+    expect(new Set(names).size).toBe(3);
+    for (const n of names) expect(n).toMatch(/^[A-Za-z0-9_-]{1,64}$/);
+  });
+
+  it("skips only exact repeats of the same server and tool", () => {
+    const skipped: string[] = [];
+    const map = qualifyTools([{ server: "s", tool: "t" }, { server: "s", tool: "t" }], (raw) => skipped.push(raw));
+    expect([...map.keys()]).toEqual(["mcp__s__t"]);
+    expect(skipped).toEqual(["mcp__s__t"]);
+  });
+});

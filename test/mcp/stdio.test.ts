@@ -1,0 +1,175 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { McpConnectionManager, type ToolEvent } from "../../src/index.js";
+import { LONG_TOOL_NAME, TINY_PNG } from "../fixtures/mcp-server.js";
+import { call, eventually, fixtureServer, isAlive, runtimeFor } from "./helpers.js";
+
+let manager: McpConnectionManager;
+const SECRET = "TOOLCALL_MCP_SECRET_" + process.pid;
+
+beforeAll(async () => {
+  process.env[SECRET] = "leak";
+  manager = McpConnectionManager.start({
+    fx: fixtureServer("default", { env: { FIXTURE_GIVEN: "given" } }),
+    fast: fixtureServer("default", { toolTimeoutSec: 0.4, disabledTools: ["fail"] }),
+  });
+  await manager.waitForStartup();
+}, 20_000);
+
+afterAll(async () => {
+  delete process.env[SECRET];
+  await manager.close();
+});
+
+const text = (items: Array<{ output?: unknown }>, i = 0): string => String(items[i]?.output);
+
+describe("MCP over stdio through the runtime", () => {
+  it("routes a qualified function_call to the server and returns its text", async () => {
+    const { runtime, events } = await runtimeFor(manager);
+    runtime.submit(call("c1", "mcp__fx__echo", { text: "hello" }));
+    const [out] = await runtime.drainOutcomes();
+    expect(out?.item).toEqual({ type: "function_call_output", call_id: "c1", output: "hello" });
+    expect(out?.success).toBe(true);
+    const types = events.filter((e) => e.type.startsWith("mcp_tool_call")).map((e) => e.type);
+    expect(types).toEqual(["mcp_tool_call_begin", "mcp_tool_call_end"]);
+  });
+
+  it("converts isError, structured content, images and bounds huge text", async () => {
+    const { runtime } = await runtimeFor(manager);
+    runtime.submit(call("e", "mcp__fx__fail"));
+    runtime.submit(call("s", "mcp__fx__structured"));
+    runtime.submit(call("i", "mcp__fx__image"));
+    runtime.submit(call("b", "mcp__fx__big", { bytes: 300_000 }));
+    const [fail, structured, image, big] = await runtime.drainOutcomes();
+    expect(fail?.success).toBe(false);
+    expect(fail?.item).toMatchObject({ output: "it broke" });
+    expect(JSON.parse(String((structured?.item as { output: string }).output))).toEqual({ sum: 3, items: ["a", "b"] });
+    expect((image?.item as { output: unknown }).output).toEqual([
+      { type: "input_text", text: "a pixel" },
+      { type: "input_image", image_url: `data:image/png;base64,${TINY_PNG}` },
+    ]);
+    const bigText = String((big?.item as { output: string }).output);
+    expect(bigText.startsWith("Total output lines: 100000\n\n")).toBe(true);
+    expect(bigText).toMatch(/…\d+ chars truncated…/);
+    expect(Buffer.byteLength(bigText)).toBeLessThan(2_200);
+  });
+
+  it("offers provider-safe names and sends the raw name to the server", async () => {
+    const names = [...manager.listAllTools().keys()];
+    for (const n of names) expect(n).toMatch(/^[A-Za-z0-9_-]{1,64}$/);
+    const byRaw = new Map([...manager.listAllTools()].filter(([, t]) => t.server === "fx").map(([q, t]) => [t.tool, q]));
+    for (const raw of ["dotted.name", "dotted_name", "héllo wörld", LONG_TOOL_NAME]) expect(byRaw.has(raw)).toBe(true);
+    expect(new Set([byRaw.get("dotted.name"), byRaw.get("dotted_name")]).size).toBe(2);
+    const { runtime } = await runtimeFor(manager);
+    for (const raw of ["dotted.name", "dotted_name", "héllo wörld", LONG_TOOL_NAME]) runtime.submit(call(raw, byRaw.get(raw) as string));
+    const outs = await runtime.drain();
+    expect(outs.map((o) => (o as { output: string }).output)).toEqual(
+      ["dotted.name", "dotted_name", "héllo wörld", LONG_TOOL_NAME].map((r) => `called ${r}`),
+    );
+  });
+
+  it("runs readOnlyHint tools in parallel (barrier met) and un-annotated tools exclusively", async () => {
+    const { runtime, router } = await runtimeFor(manager);
+    expect(router.toolSupportsParallel("mcp__fx__barrier")).toBe(true);
+    expect(router.toolSupportsParallel("mcp__fx__probe")).toBe(false);
+    for (let i = 0; i < 3; i++) runtime.submit(call(`b${i}`, "mcp__fx__barrier", { id: "ro", participants: 3, timeout_ms: 5_000 }));
+    for (let i = 0; i < 3; i++) runtime.submit(call(`p${i}`, "mcp__fx__probe", { hold_ms: 40 }));
+    const outs = await runtime.drain();
+    expect(outs.slice(0, 3).map((o) => (o as { output: string }).output)).toEqual(Array(3).fill("barrier ro met"));
+    for (const o of outs.slice(3)) expect(JSON.parse((o as { output: string }).output)).toEqual({ atEntry: 1, maxActive: 1 });
+  });
+
+  it("resets the tool timeout on progress and reports progress events", async () => {
+    const { runtime, events } = await runtimeFor(manager);
+    // 4 steps of 150 ms = 600 ms > the 400 ms timeout, but each progress resets it.
+    runtime.submit(call("p", "mcp__fast__slow", { steps: 4, step_ms: 150 }));
+    const [out] = await runtime.drainOutcomes();
+    expect(out?.item).toMatchObject({ output: "done after 4 steps" });
+    const progress = events.filter((e): e is Extract<ToolEvent, { type: "mcp_tool_call_progress" }> => e.type === "mcp_tool_call_progress");
+    // The last notification may race the result; the first three prove the resets happened.
+    expect(progress.slice(0, 3).map((p) => [p.progress, p.total, p.message])).toEqual([1, 2, 3].map((i) => [i, 4, `step ${i}`]));
+  });
+
+  it("answers a silent call with the timeout text", async () => {
+    const { runtime } = await runtimeFor(manager);
+    runtime.submit(call("t", "mcp__fast__barrier", { id: "alone", participants: 2, timeout_ms: 3_000 }));
+    const [out] = await runtime.drainOutcomes();
+    expect(out?.success).toBe(false);
+    expect(out?.item).toMatchObject({ output: "timed out awaiting tools/call after 0.4s" });
+  });
+
+  it("hides disabled tools and refuses them at call time", async () => {
+    expect(manager.resolve("mcp__fast__fail")).toBeUndefined();
+    await expect(manager.callTool("fast", "fail", {})).rejects.toThrow("tool 'fail' is disabled for MCP server 'fast'");
+    const { runtime } = await runtimeFor(manager);
+    runtime.submit(call("d", "mcp__fast__fail"));
+    expect(await runtime.drain()).toEqual([{ type: "function_call_output", call_id: "d", output: "unsupported call: mcp__fast__fail" }]);
+  });
+
+  it("validates arguments against the tool's inputSchema before calling", async () => {
+    const { runtime } = await runtimeFor(manager);
+    runtime.submit(call("v", "mcp__fx__echo", { txt: "x" }));
+    const [out] = await runtime.drain();
+    expect(String((out as { output: string }).output)).toMatch(/^invalid arguments for mcp__fx__echo: /);
+  });
+
+  it("abort sends notifications/cancelled to the server", async () => {
+    const { runtime, events } = await runtimeFor(manager);
+    runtime.submit(call("a", "mcp__fx__slow", { steps: 50, step_ms: 100 }));
+    await eventually(() => events.some((e) => e.type === "mcp_tool_call_progress"), "first progress");
+    runtime.abort();
+    const [out] = await runtime.drainOutcomes();
+    expect(out?.aborted).toBe(true);
+    await eventually(async () => {
+      const r = await manager.callTool("fx", "cancellations", {});
+      return (JSON.parse((r.content[0] as { text: string }).text) as string[]).length > 0;
+    }, "server saw notifications/cancelled");
+  });
+
+  it("gives the child only the safe base environment plus its configured env", async () => {
+    const read = async (name: string) => (await manager.callTool("fx", "env", { name })).content[0];
+    expect(await read("FIXTURE_GIVEN")).toMatchObject({ text: '"given"' });
+    expect(await read(SECRET)).toMatchObject({ text: "null" });
+    expect(await read("PATH")).not.toMatchObject({ text: "null" });
+  });
+
+  it("refreshes the tool map on list_changed", async () => {
+    const { router } = await runtimeFor(manager);
+    expect(router.specs().some((s) => s.spec.type === "function" && s.spec.name === "mcp__fx__added_later")).toBe(false);
+    await manager.callTool("fx", "trigger_list_changed", {});
+    await eventually(() => manager.resolve("mcp__fx__added_later") !== undefined, "added_later listed");
+    expect(router.specs().some((s) => s.spec.type === "function" && s.spec.name === "mcp__fx__added_later")).toBe(true);
+  });
+});
+
+describe("a stdio server that dies", () => {
+  it("fails the in-flight call at once, restarts on the next call, and close() kills the tree", async () => {
+    const m = McpConnectionManager.start({ fx: fixtureServer() });
+    try {
+      await m.waitForStartup();
+      const firstPid = m.serverPid("fx") as number;
+      const grandchild = Number(((await m.callTool("fx", "spawn_child", {})).content[0] as { text: string }).text);
+      // An in-flight call (direct API) and a call through the runtime both see the death.
+      const inFlight = m.callTool("fx", "slow", { steps: 100, step_ms: 100 });
+      inFlight.catch(() => undefined);
+      const { runtime } = await runtimeFor(m);
+      runtime.submit(call("crash", "mcp__fx__crash"));
+      const [crash] = await runtime.drainOutcomes();
+      expect(crash?.success).toBe(false);
+      const died = /^MCP server 'fx' exited during tools\/call \(process exited with code 3/;
+      expect(String((crash?.item as { output: string }).output)).toMatch(new RegExp(`^tool call error: ${died.source.slice(1)}`));
+      await expect(inFlight).rejects.toThrow(died);
+      await eventually(() => !isAlive(firstPid) && !isAlive(grandchild), "old process group gone");
+      const r = await m.callTool("fx", "echo", { text: "back" });
+      expect(r.content[0]).toMatchObject({ text: "back" });
+      const secondPid = m.serverPid("fx") as number;
+      expect(secondPid).not.toBe(firstPid);
+      const child = Number(((await m.callTool("fx", "spawn_child", {})).content[0] as { text: string }).text);
+      expect(isAlive(secondPid) && isAlive(child)).toBe(true);
+      await m.close();
+      expect(isAlive(secondPid)).toBe(false);
+      await eventually(() => !isAlive(child), "grandchild killed by close()");
+    } finally {
+      await m.close();
+    }
+  }, 20_000);
+});
