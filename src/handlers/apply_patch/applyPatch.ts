@@ -1,0 +1,136 @@
+import { lstat, readFile } from "node:fs/promises";
+import { resolve } from "node:path";
+import type { Logger } from "pino";
+import { defaultLogger } from "../../turn/context.js";
+import { commitChanges, errCode, fsReason } from "./commit.js";
+import { parsePatch, type Hunk } from "./parser.js";
+import { PatchApplyError } from "./errors.js";
+import { applyChunks } from "./textFile.js";
+
+export interface ApplyPatchResult {
+  /** Paths as the patch wrote them. */
+  added: string[];
+  modified: string[];
+  deleted: string[];
+  /** `Success. Updated the following files:` then `A path` / `M path` / `D path` lines. */
+  summary: string;
+}
+
+export interface ApplyPatchOptions {
+  /** Relative paths in the patch resolve against it. */
+  cwd: string;
+  /** Checked before the first write; once writing has begun the patch is finished. */
+  signal?: AbortSignal;
+  logger?: Logger;
+}
+
+// ignoreBOM keeps a byte-order mark in the text, so it survives the rewrite.
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+/**
+ * The file system as the patch sees it while it is planned: what earlier hunks of the same
+ * patch wrote (null: deleted), over what is on disk. Nothing is written while planning.
+ */
+class PlannedTree {
+  readonly changes = new Map<string, string | null>();
+
+  async readForUpdate(path: string): Promise<string> {
+    const planned = this.changes.get(path);
+    if (planned !== undefined) {
+      if (planned === null) throw new PatchApplyError(`Failed to read file to update ${path}: No such file or directory`);
+      return planned;
+    }
+    let data: Buffer;
+    try {
+      data = await readFile(path);
+    } catch (err) {
+      throw new PatchApplyError(`Failed to read file to update ${path}: ${fsReason(err)}`);
+    }
+    try {
+      return utf8.decode(data);
+    } catch {
+      throw new PatchApplyError(`Failed to read file to update ${path}: stream did not contain valid UTF-8`);
+    }
+  }
+
+  async checkDeletable(path: string): Promise<void> {
+    const planned = this.changes.get(path);
+    if (planned !== undefined) {
+      if (planned === null) throw new PatchApplyError(`Failed to delete file ${path}: No such file or directory`);
+      return;
+    }
+    const reason = await lstat(path).then(
+      (info) => (info.isDirectory() ? "Is a directory" : undefined),
+      (err: unknown) => fsReason(err),
+    );
+    if (reason !== undefined) throw new PatchApplyError(`Failed to delete file ${path}: ${reason}`);
+  }
+
+  /** A directory in the way is caught now; rarer write failures surface at commit and roll back. */
+  async checkWritable(path: string): Promise<void> {
+    if (this.changes.has(path)) return;
+    const reason = await lstat(path).then(
+      (info) => (info.isDirectory() ? "Is a directory" : undefined),
+      (err: unknown) => (errCode(err) === "ENOENT" || errCode(err) === "ENOTDIR" ? undefined : fsReason(err)),
+    );
+    if (reason !== undefined) throw new PatchApplyError(`Failed to write file ${path}: ${reason}`);
+  }
+}
+
+async function planHunk(tree: PlannedTree, hunk: Hunk, cwd: string, result: ApplyPatchResult): Promise<void> {
+  const path = resolve(cwd, hunk.path);
+  switch (hunk.type) {
+    case "add":
+      await tree.checkWritable(path);
+      tree.changes.set(path, hunk.contents);
+      result.added.push(hunk.path);
+      return;
+    case "delete":
+      await tree.checkDeletable(path);
+      tree.changes.set(path, null);
+      result.deleted.push(hunk.path);
+      return;
+    case "update": {
+      const contents = applyChunks(await tree.readForUpdate(path), hunk.chunks, path);
+      if (hunk.movePath === undefined) {
+        tree.changes.set(path, contents);
+        result.modified.push(hunk.path);
+        return;
+      }
+      const dest = resolve(cwd, hunk.movePath);
+      await tree.checkWritable(dest);
+      // Source first, so a move onto itself keeps the file.
+      tree.changes.set(path, null);
+      tree.changes.set(dest, contents);
+      result.modified.push(hunk.movePath);
+    }
+  }
+}
+
+function summarize({ added, modified, deleted }: Omit<ApplyPatchResult, "summary">): string {
+  const lines = [
+    "Success. Updated the following files:",
+    ...added.map((p) => `A ${p}`),
+    ...modified.map((p) => `M ${p}`),
+    ...deleted.map((p) => `D ${p}`),
+  ];
+  return `${lines.join("\n")}\n`;
+}
+
+/**
+ * Applies a patch in Codex's format, all or nothing: every hunk is parsed and matched against
+ * the files (as earlier hunks of the same patch leave them) before anything is written; then
+ * all files are written, and a failed write restores every file already changed.
+ * Throws `PatchParseError` or `PatchApplyError` with the text the model should see.
+ */
+export async function applyPatch(patch: string, opts: ApplyPatchOptions): Promise<ApplyPatchResult> {
+  const hunks = parsePatch(patch);
+  if (hunks.length === 0) throw new PatchApplyError("No files were modified.");
+  const tree = new PlannedTree();
+  const result: ApplyPatchResult = { added: [], modified: [], deleted: [], summary: "" };
+  for (const hunk of hunks) await planHunk(tree, hunk, opts.cwd, result);
+  if (opts.signal?.aborted) throw new PatchApplyError("apply_patch was aborted before any file was changed");
+  await commitChanges(tree.changes, opts.logger ?? defaultLogger());
+  result.summary = summarize(result);
+  return result;
+}

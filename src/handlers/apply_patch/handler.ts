@@ -1,0 +1,66 @@
+import type { ToolPayload } from "../../protocol/call.js";
+import { FunctionCallError } from "../../protocol/errors.js";
+import type { ToolOutput } from "../../protocol/output.js";
+import type { ToolsConfig } from "../../registry/config.js";
+import type { ToolFactory } from "../../registry/factory.js";
+import type { ToolHandler, ToolInvocation } from "../../registry/handler.js";
+import { applyPatch } from "./applyPatch.js";
+import { APPLY_PATCH_FREEFORM_SPEC, APPLY_PATCH_FUNCTION_SPEC } from "./definition.js";
+import { PatchParseError } from "./parser.js";
+import { PatchApplyError } from "./errors.js";
+
+/** The patch text: the raw input of a custom call, or `input` of a function call. */
+function patchText(inv: ToolInvocation): string {
+  if (inv.payload.kind === "custom") return inv.payload.input;
+  const input = (inv.args as { input?: unknown } | null)?.input;
+  if (typeof input !== "string") {
+    // Reached when a function call meets the freeform spec, which has no schema to check it.
+    throw FunctionCallError.respondToModel("invalid arguments for apply_patch: /input must be a string");
+  }
+  return input;
+}
+
+/**
+ * `apply_patch`: edits files with a patch in Codex's format, all or nothing. Mutating (waits for
+ * the turn's gate) and exclusive. Paths resolve against the turn's `cwd`.
+ */
+export class ApplyPatchHandler implements ToolHandler {
+  readonly kind = "function" as const;
+
+  matchesKind(payload: ToolPayload): boolean {
+    return payload.kind === "custom" || payload.kind === "function";
+  }
+
+  supportsParallel(): boolean {
+    return false;
+  }
+
+  isMutating(): boolean {
+    return true;
+  }
+
+  async handle(inv: ToolInvocation): Promise<ToolOutput> {
+    const patch = patchText(inv);
+    try {
+      const result = await applyPatch(patch, { cwd: inv.turn.cwd, signal: inv.signal, logger: inv.turn.logger });
+      inv.turn.logger.debug({ callId: inv.callId, added: result.added, modified: result.modified, deleted: result.deleted }, "apply_patch applied");
+      return { kind: "function", body: result.summary };
+    } catch (err) {
+      if (err instanceof PatchParseError || err instanceof PatchApplyError) {
+        return { kind: "function", body: err.message, success: false };
+      }
+      throw err;
+    }
+  }
+}
+
+/** `ToolsConfig.applyPatch`: "freeform" (default) a custom tool with the Lark grammar, "function" `{ input }`, false none. */
+export const applyPatchToolFactory: ToolFactory<ToolsConfig> = (config) => {
+  const form = config.applyPatch ?? "freeform";
+  if (form === false) return [];
+  if (form !== "freeform" && form !== "function") {
+    throw new TypeError(`ToolsConfig.applyPatch must be "freeform", "function" or false, got ${JSON.stringify(form)}`);
+  }
+  const spec = form === "function" ? APPLY_PATCH_FUNCTION_SPEC : APPLY_PATCH_FREEFORM_SPEC;
+  return [{ spec, handler: new ApplyPatchHandler(), supportsParallel: false }];
+};
