@@ -1,0 +1,182 @@
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { McpConnectionManager } from "../mcp/manager.js";
+import { outputText, type UnknownItem } from "../protocol/items.js";
+import { ToolRouter } from "../router/router.js";
+import { ToolCallRuntime, type ToolCallOutcome } from "../runtime/runtime.js";
+import { createTurnContext } from "../turn/context.js";
+import type { ToolEvent } from "../turn/events.js";
+import { stderrLogger } from "./session.js";
+import { LiveStatus } from "./status.js";
+
+const WORKSPACE_FILES: Record<string, string> = {
+  "package.json": `{ "name": "demo-app", "version": "1.0.0", "type": "module" }\n`,
+  "README.md": "# demo-app\n\nA tiny app the demo agent works on.\n",
+  "src/app.js": [
+    'import { greet } from "./util.js";',
+    "",
+    "// TODO: return the real exit code",
+    "export function main() {",
+    "  return 1;",
+    "}",
+    "",
+    'console.log(greet("demo"), main());',
+    "",
+  ].join("\n"),
+  "src/util.js": [
+    "export function greet(name) {",
+    "  // TODO: localise the greeting",
+    "  return `hello, ${name}`;",
+    "}",
+    "",
+  ].join("\n"),
+};
+
+const PATCH = [
+  "*** Begin Patch",
+  "*** Update File: src/app.js",
+  "@@ export function main() {",
+  "-  return 1;",
+  "+  return 0;",
+  "*** End Patch",
+].join("\n");
+
+/** A recorded model response: the items one coding turn streamed, `${WS}` the workspace. */
+function recordedResponse(ws: string): UnknownItem[] {
+  const fn = (callId: string, name: string, args: unknown): UnknownItem => ({
+    type: "function_call",
+    call_id: callId,
+    name,
+    arguments: JSON.stringify(args),
+  });
+  return [
+    { type: "reasoning", id: "rs_1", summary: [{ type: "summary_text", text: "Inspect, review, patch, build." }] },
+    fn("call_read_app", "read_file", { file_path: path.join(ws, "src/app.js") }),
+    fn("call_read_util", "read_file", { file_path: path.join(ws, "src/util.js") }),
+    fn("call_grep_todo", "grep_files", { pattern: "TODO", include: "*.js", path: ws }),
+    fn("call_list", "list_dir", { dir_path: ws, depth: 2 }),
+    fn("call_ls", "shell", { command: ["ls", "-la", "src"], workdir: ws }),
+    fn("call_review", "mcp__demo__slow_review", { topic: "src/app.js exit codes", delay_ms: 1200 }),
+    fn("call_words", "mcp__demo__word_count", { text: WORKSPACE_FILES["README.md"] }),
+    // Mutating, so it passes the readiness gate; the sleep stands in for a slow build step.
+    fn("call_backup", "shell", { command: ["bash", "-lc", "cp -r src .backup && sleep 0.5 && ls .backup"], workdir: ws }),
+    { type: "custom_tool_call", call_id: "call_patch", name: "apply_patch", input: PATCH },
+    fn("call_check", "shell", { command: ["grep", "-n", "return", "src/app.js"], workdir: ws }),
+  ];
+}
+
+/** The bundled example server: compiled JS from dist, or the TS source through tsx. */
+function demoServerLaunch(): { command: string; args: string[] } {
+  const here = fileURLToPath(import.meta.url);
+  if (here.endsWith(".ts")) {
+    return { command: process.execPath, args: ["--import", import.meta.resolve("tsx"), path.join(path.dirname(here), "demo/server.ts")] };
+  }
+  return { command: process.execPath, args: [path.join(path.dirname(here), "demo/server.js")] };
+}
+
+function label(item: UnknownItem): string {
+  return `${String(item["call_id"])} ${String(item["name"])}`;
+}
+
+function preview(text: string, lines = 6): string {
+  const all = text.replace(/\n+$/, "").split("\n");
+  const shown = all.slice(0, lines).map((l) => `    ${l.length > 100 ? `${l.slice(0, 100)}…` : l}`);
+  if (all.length > lines) shown.push(`    … (${all.length - lines} more lines)`);
+  return shown.join("\n");
+}
+
+/** Pairs of calls whose handlers overlapped, for each call that had to run alone. */
+function exclusiveOverlaps(
+  outcomes: ToolCallOutcome[],
+  exclusive: Set<string>,
+  spans: Map<string, { begin: number; end: number }>,
+): string[] {
+  const problems: string[] = [];
+  for (const id of exclusive) {
+    const mine = spans.get(id);
+    if (!mine) continue;
+    for (const other of outcomes) {
+      const span = spans.get(other.callId);
+      if (other.callId === id || !span) continue;
+      if (span.begin < mine.end && mine.begin < span.end) problems.push(`${id} overlapped ${other.callId}`);
+    }
+  }
+  return problems;
+}
+
+/**
+ * `toolcall demo`: a recorded turn of eleven items (ten calls) through the runtime, on a temp
+ * workspace and a bundled MCP server, offline. Live status, outputs, then a summary.
+ */
+export async function runDemo(opts: { logLevel?: string | undefined } = {}): Promise<number> {
+  const out = process.stdout;
+  const logger = stderrLogger(opts.logLevel);
+  const ws = await mkdtemp(path.join(os.tmpdir(), "toolcall-demo-"));
+  let mcp: McpConnectionManager | undefined;
+  try {
+    for (const [file, text] of Object.entries(WORKSPACE_FILES)) {
+      await mkdir(path.dirname(path.join(ws, file)), { recursive: true });
+      await writeFile(path.join(ws, file), text);
+    }
+    out.write(`toolcall demo: workspace ${ws}\n`);
+    mcp = McpConnectionManager.start({ demo: demoServerLaunch() }, { logger });
+    await mcp.waitForStartup();
+    const router = await ToolRouter.fromConfig({}, { mcp, logger });
+    out.write(`tools: ${router.specs().map((s) => (s.spec.type === "local_shell" ? "local_shell" : s.spec.name)).join(", ")}\n\n`);
+
+    const status = new LiveStatus(out, out.isTTY === true);
+    const spans = new Map<string, { begin: number; end: number }>();
+    const onEvent = (event: ToolEvent): void => {
+      if (event.type === "tool_call_begin") spans.set(event.callId, { begin: performance.now(), end: Infinity });
+      if (event.type === "tool_call_end") {
+        const span = spans.get(event.callId);
+        if (span) span.end = performance.now();
+      }
+      status.onEvent(event);
+    };
+    const turn = createTurnContext({ cwd: ws, logger, onEvent });
+    const runtime = new ToolCallRuntime(router, turn);
+    const exclusive = new Set<string>();
+
+    const started = performance.now();
+    for (const item of recordedResponse(ws)) {
+      const call = router.buildToolCall(item);
+      if (call) {
+        const alone = !router.callSupportsParallel(call);
+        if (alone) exclusive.add(call.callId);
+        status.add(call.callId, label(item), alone);
+      }
+      runtime.submit(item);
+    }
+    const outcomes = await runtime.drainOutcomes();
+    const wallMs = performance.now() - started;
+    status.stop();
+
+    out.write("\noutputs (in call order):\n");
+    for (const o of outcomes) {
+      out.write(`\n  ${o.callId} ${o.toolName} ${o.success ? "ok" : "FAILED"}\n${preview(outputText(o.item.output))}\n`);
+    }
+    const handlerMs = outcomes.reduce((sum, o) => sum + o.timing.handlerMs, 0);
+    const overlaps = exclusiveOverlaps(outcomes, exclusive, spans);
+    const failed = outcomes.filter((o) => !o.success).length;
+    out.write(
+      [
+        "",
+        "summary:",
+        `  calls:                  ${outcomes.length} (${failed} failed)`,
+        `  wall time:              ${wallMs.toFixed(0)} ms`,
+        `  sum of handler times:   ${handlerMs.toFixed(0)} ms`,
+        `  parallel speed-up:      ${(handlerMs / wallMs).toFixed(2)}x`,
+        `  exclusive calls:        ${[...exclusive].join(", ") || "none"}`,
+        `  exclusive calls alone:  ${overlaps.length === 0 ? "yes, none overlapped another call" : `NO: ${overlaps.join("; ")}`}`,
+        "",
+      ].join("\n"),
+    );
+    return overlaps.length === 0 && failed === 0 ? 0 : 1;
+  } finally {
+    await mcp?.close();
+    await rm(ws, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,170 @@
+import { closeSync, openSync, writeSync } from "node:fs";
+import { open } from "node:fs/promises";
+import path from "node:path";
+import { createInterface } from "node:readline";
+import type { Readable } from "node:stream";
+import type { ToolCall } from "../protocol/call.js";
+import { outputCallId, type ResponseInputItem, type UnknownItem } from "../protocol/items.js";
+import { itemCallId } from "../router/buildToolCall.js";
+import { responseItemFor } from "../router/outputs.js";
+import { FatalToolCallError } from "../runtime/errors.js";
+import { ToolCallRuntime } from "../runtime/runtime.js";
+import type { ToolEvent } from "../turn/events.js";
+import { ConfigError } from "./config.js";
+import { openSession, stderrLogger, type CommonOptions } from "./session.js";
+
+export interface ExecOptions extends CommonOptions {
+  /** Read items from this file instead of stdin. */
+  inputFile?: string | undefined;
+  /** Write every `ToolEvent` to this file as JSONL. */
+  eventsFile?: string | undefined;
+}
+
+export const EXIT_OK = 0;
+export const EXIT_FATAL = 1;
+export const EXIT_USAGE = 2;
+export const EXIT_ABORTED = 130;
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+function say(message: string): void {
+  process.stderr.write(`toolcall exec: ${message}\n`);
+}
+
+function writeOut(text: string): Promise<void> {
+  return new Promise((resolve) => {
+    if (text === "") return resolve();
+    process.stdout.write(text, () => resolve());
+  });
+}
+
+/**
+ * `toolcall exec`: each input line is one model output item; each call starts as its line
+ * arrives; at the end of input every output is written to stdout, one JSON line per call, in
+ * call order. SIGINT/SIGTERM abort the turn (outputs are still written; exit 130).
+ */
+export async function runExec(opts: ExecOptions): Promise<number> {
+  const logger = stderrLogger(opts.logLevel);
+  let input: Readable = process.stdin;
+  if (opts.inputFile !== undefined) {
+    const file = path.resolve(opts.inputFile);
+    const handle = await open(file, "r").catch((err: Error) => {
+      throw new ConfigError(`cannot read input file: ${err.message}`);
+    });
+    input = handle.createReadStream();
+  }
+  let events: number | undefined;
+  if (opts.eventsFile !== undefined) {
+    try {
+      events = openSync(path.resolve(opts.eventsFile), "w");
+    } catch (err) {
+      throw new ConfigError(`--events: cannot open ${opts.eventsFile}: ${(err as Error).message}`);
+    }
+  }
+  // Rejections are emitted synchronously inside submit(): this attributes them to their line.
+  let rejected: string | undefined;
+  const onEvent = (event: ToolEvent): void => {
+    if (event.type === "tool_call_rejected") rejected = event.reason;
+    if (events !== undefined) writeSync(events, `${JSON.stringify(event)}\n`);
+  };
+  const session = await openSession({ ...opts, logger, onEvent }).catch((err: unknown) => {
+    if (events !== undefined) closeSync(events);
+    throw err;
+  });
+  const { router, turn, config } = session;
+  const max = config.runtime.maxConcurrency;
+  const runtime = new ToolCallRuntime(router, turn, max !== undefined ? { maxConcurrency: max } : {});
+
+  const lines = createInterface({ input, crlfDelay: Infinity });
+  let interrupted = false;
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (interrupted) {
+      // A second signal: the user insists. Children were killed on the first abort.
+      process.exit(EXIT_ABORTED);
+    }
+    interrupted = true;
+    say(`${signal}: aborting the turn`);
+    runtime.abort("aborted by user");
+    lines.close();
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+
+  // Accepted calls in submission order, to place a fatal call's own output among the others.
+  const accepted: Array<{ callId: string; call: ToolCall | undefined }> = [];
+  let lineNo = 0;
+  try {
+    try {
+      for await (const line of lines) {
+        lineNo++;
+        if (line.trim() === "") continue;
+        handleLine(line, lineNo);
+      }
+    } catch (err) {
+      say(`cannot read input: ${(err as Error).message}`);
+    }
+
+    let outputs: ResponseInputItem[];
+    let exitCode = interrupted ? EXIT_ABORTED : EXIT_OK;
+    try {
+      outputs = await runtime.drain();
+    } catch (err) {
+      if (!(err instanceof FatalToolCallError)) throw err;
+      say(`fatal error in call ${err.callId}: ${err.message}`);
+      outputs = withFatalOutput(err);
+      if (!interrupted) exitCode = EXIT_FATAL;
+    }
+    await writeOut(outputs.map((o) => `${JSON.stringify(o)}\n`).join(""));
+    return exitCode;
+  } finally {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+    await session.close();
+    if (events !== undefined) closeSync(events);
+  }
+
+  function handleLine(line: string, n: number): void {
+    let item: unknown;
+    try {
+      item = JSON.parse(line);
+    } catch (err) {
+      say(`line ${n}: not JSON: ${(err as Error).message}`);
+      return;
+    }
+    if (!isRecord(item) || typeof item["type"] !== "string") {
+      say(`line ${n}: expected a JSON object with a string "type", got ${Array.isArray(item) ? "array" : typeof item}`);
+      return;
+    }
+    let call: ToolCall | null = null;
+    let buildError: string | undefined;
+    try {
+      call = router.buildToolCall(item as UnknownItem);
+    } catch (err) {
+      buildError = (err as Error).message;
+    }
+    if (call === null && buildError === undefined) {
+      logger.debug({ line: n, type: item["type"] }, "not a tool call; ignored");
+      return;
+    }
+    rejected = undefined;
+    runtime.submit(item as UnknownItem);
+    if (rejected !== undefined) {
+      say(`line ${n}: rejected, no output: ${rejected}`);
+      return;
+    }
+    const callId = call?.callId ?? itemCallId(item);
+    if (callId === undefined) return;
+    accepted.push({ callId, call: call ?? undefined });
+    if (buildError !== undefined) say(`line ${n}: ${buildError} (call ${callId} answered with this error)`);
+  }
+
+  function withFatalOutput(err: FatalToolCallError): ResponseInputItem[] {
+    const byId = new Map(err.outputs.map((o) => [outputCallId(o), o]));
+    const out: ResponseInputItem[] = [];
+    for (const { callId, call } of accepted) {
+      const item = callId === err.callId && call ? responseItemFor(call, err.message) : byId.get(callId);
+      if (item) out.push(item);
+    }
+    return out;
+  }
+}

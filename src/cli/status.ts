@@ -1,0 +1,101 @@
+import type { ToolEvent } from "../turn/events.js";
+
+export type CallState = "queued" | "waiting for lock" | "running" | "done" | "failed";
+
+interface Row {
+  callId: string;
+  label: string;
+  exclusive: boolean;
+  state: CallState;
+  submittedAt: number;
+  beganAt?: number;
+  endedAt?: number;
+}
+
+const now = (): number => performance.now();
+const secs = (ms: number): string => `${(ms / 1000).toFixed(2)}s`;
+
+/**
+ * Per-call status of a running turn: redrawn in place on a TTY, one plain line per state
+ * change otherwise. "waiting for lock" follows the runtime's FIFO-fair rule: a call waits
+ * when an earlier unfinished call conflicts with it (one of the two is exclusive); it shows
+ * so until its handler starts.
+ */
+export class LiveStatus {
+  private readonly rows: Row[] = [];
+  private readonly byId = new Map<string, Row>();
+  private readonly start = now();
+  private drawn = 0;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly out: NodeJS.WritableStream,
+    private readonly tty: boolean,
+  ) {
+    // Running calls' clocks tick on a TTY; the plain form only prints changes.
+    if (tty) this.timer = setInterval(() => this.draw(), 100).unref();
+  }
+
+  add(callId: string, label: string, exclusive: boolean): void {
+    const blocked = this.rows.some((earlier) => !finished(earlier) && (earlier.exclusive || exclusive));
+    const row: Row = { callId, label, exclusive, state: blocked ? "waiting for lock" : "queued", submittedAt: now() };
+    this.rows.push(row);
+    this.byId.set(callId, row);
+    if (!this.tty) this.out.write(`${this.stamp()} ${this.line(row)}\n`);
+    this.draw();
+  }
+
+  onEvent(event: ToolEvent): void {
+    const row = this.byId.get(event.callId);
+    if (!row) return;
+    if (event.type === "tool_call_begin") {
+      row.beganAt = now();
+      this.set(row, "running");
+    } else if (event.type === "tool_call_end") {
+      row.endedAt = now();
+      this.set(row, event.success ? "done" : "failed");
+    } else {
+      return;
+    }
+    this.draw();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.draw();
+  }
+
+  private set(row: Row, state: CallState): void {
+    if (row.state === state) return;
+    row.state = state;
+    if (!this.tty) this.out.write(`${this.stamp()} ${this.line(row)}\n`);
+  }
+
+  private stamp(): string {
+    return `[+${secs(now() - this.start)}]`;
+  }
+
+  private line(row: Row): string {
+    const t = now();
+    let times = "";
+    if (row.state === "running" && row.beganAt !== undefined) times = `for ${secs(t - row.beganAt)}`;
+    if (finished(row) && row.endedAt !== undefined) {
+      const began = row.beganAt ?? row.endedAt;
+      times = `waited ${secs(began - row.submittedAt)}, ran ${secs(row.endedAt - began)}`;
+    } else if (row.state !== "running") {
+      times = `for ${secs(t - row.submittedAt)}`;
+    }
+    const kind = row.exclusive ? "exclusive" : "shared";
+    return `${row.label.padEnd(44)} ${kind.padEnd(9)} ${row.state.padEnd(16)} ${times}`;
+  }
+
+  private draw(): void {
+    if (!this.tty) return;
+    const up = this.drawn > 0 ? `\x1b[${this.drawn}A` : "";
+    const body = this.rows.map((r) => `\x1b[2K${this.line(r)}\n`).join("");
+    this.out.write(up + body);
+    this.drawn = this.rows.length;
+  }
+}
+
+const finished = (row: Row): boolean => row.state === "done" || row.state === "failed";

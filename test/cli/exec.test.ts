@@ -1,0 +1,155 @@
+import { readFile, readdir, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { collect, jsonLines, ROOT, runCli, spawnCli, TSX, withTempDir } from "./helpers.js";
+
+const DEMO_SERVER = path.join(ROOT, "src/cli/demo/server.ts");
+
+function fn(callId: string, name: string, args: unknown): string {
+  return JSON.stringify({ type: "function_call", call_id: callId, name, arguments: JSON.stringify(args) });
+}
+
+/** Command lines of live processes containing `marker` (zombies have empty cmdlines). */
+async function processesWith(marker: string): Promise<number[]> {
+  const pids: number[] = [];
+  for (const entry of await readdir("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    const cmdline = await readFile(`/proc/${entry}/cmdline`, "utf8").catch(() => "");
+    if (cmdline.split("\0").includes(marker)) pids.push(Number(entry));
+  }
+  return pids;
+}
+
+async function until<T>(probe: () => Promise<T | undefined>, what: string): Promise<T> {
+  for (let i = 0; i < 200; i++) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+describe("toolcall exec (child process)", () => {
+  it("runs function, custom, local_shell and MCP calls; answers in call order; reports bad lines", async () => {
+    await withTempDir(async (dir) => {
+      await writeFile(path.join(dir, "a.txt"), "alpha\nbeta\n");
+      await writeFile(
+        path.join(dir, "toolcall.toml"),
+        `[mcp_servers.demo]\ncommand = ${JSON.stringify(process.execPath)}\nargs = ${JSON.stringify(["--import", TSX, DEMO_SERVER])}\n`,
+      );
+      const patch = "*** Begin Patch\n*** Add File: b.txt\n+created\n*** End Patch";
+      const input = [
+        JSON.stringify({ type: "reasoning", id: "rs_1", summary: [] }),
+        // Slow first: its output must still come first.
+        fn("call_slow", "mcp__demo__slow_review", { topic: "x", delay_ms: 400 }),
+        fn("call_read", "read_file", { file_path: path.join(dir, "a.txt") }),
+        "this is not json",
+        JSON.stringify({ type: "function_call", name: "read_file", arguments: "{}" }),
+        fn("call_unknown", "rm_everything", {}),
+        JSON.stringify({ type: "custom_tool_call", call_id: "call_patch", name: "apply_patch", input: patch }),
+        JSON.stringify({ type: "local_shell_call", id: "ls_1", call_id: "call_local", action: { type: "exec", command: ["echo", "hello"] } }),
+        fn("call_words", "mcp__demo__word_count", { text: "one two three" }),
+        "",
+        fn("call_read", "read_file", { file_path: path.join(dir, "a.txt") }),
+        JSON.stringify({ type: "function_call", call_id: "call_numargs", name: "shell", arguments: 42 }),
+        "[1, 2]",
+      ].join("\n");
+      const events = path.join(dir, "events.jsonl");
+      const result = await runCli(["exec", "--events", events], { cwd: dir, input: `${input}\n` });
+
+      expect(result.code).toBe(0);
+      const outputs = jsonLines(result.stdout);
+      expect(outputs.map((o) => o["call_id"] ?? o["id"])).toEqual([
+        "call_slow",
+        "call_read",
+        "call_unknown",
+        "call_patch",
+        "call_local",
+        "call_words",
+        "call_numargs",
+      ]);
+      const byId = new Map(outputs.map((o) => [String(o["call_id"] ?? o["id"]), o]));
+      expect(byId.get("call_slow")).toEqual({
+        type: "function_call_output",
+        call_id: "call_slow",
+        output: "Review of x: main() returns a constant; consider a test.",
+      });
+      expect(byId.get("call_read")?.["output"]).toBe("L1: alpha\nL2: beta");
+      expect(byId.get("call_unknown")?.["output"]).toBe("unsupported call: rm_everything");
+      expect(byId.get("call_patch")?.["type"]).toBe("custom_tool_call_output");
+      expect(await readFile(path.join(dir, "b.txt"), "utf8")).toBe("created\n");
+      expect(byId.get("call_local")?.["type"]).toBe("local_shell_call_output");
+      expect(byId.get("call_local")?.["output"]).toMatch(/^Exit code: 0\nWall time: \d+\.\d seconds\nOutput:\nhello\n/);
+      expect(byId.get("call_words")?.["output"]).toBe("3 words, 1 lines");
+      expect(byId.get("call_numargs")?.["output"]).toBe("failed to parse function arguments: arguments must be a JSON string");
+
+      const lines = result.stderr.split("\n").filter((l) => l.startsWith("toolcall exec: "));
+      expect(lines).toEqual([
+        expect.stringMatching(/^toolcall exec: line 4: not JSON: /),
+        "toolcall exec: line 5: rejected, no output: function_call without call_id",
+        "toolcall exec: line 11: rejected, no output: duplicate call id: call_read",
+        "toolcall exec: line 12: failed to parse function arguments: arguments must be a JSON string (call call_numargs answered with this error)",
+        'toolcall exec: line 13: expected a JSON object with a string "type", got array',
+      ]);
+
+      const recorded = jsonLines(await readFile(events, "utf8"));
+      const ended = recorded.filter((e) => e["type"] === "tool_call_end").map((e) => e["callId"]);
+      expect(new Set(ended)).toEqual(new Set(["call_slow", "call_read", "call_unknown", "call_patch", "call_local", "call_words", "call_numargs"]));
+      // The fast read finished while the slow MCP call was still running: calls start as lines arrive.
+      expect(ended.indexOf("call_read")).toBeLessThan(ended.indexOf("call_slow"));
+      expect(recorded.some((e) => e["type"] === "exec_command_begin" && e["callId"] === "call_local")).toBe(true);
+    });
+  });
+
+  it("reads a file argument and exits 1 on a fatal error after writing every output", async () => {
+    await withTempDir(async (dir) => {
+      const file = path.join(dir, "turn.jsonl");
+      await writeFile(
+        file,
+        [
+          fn("call_echo", "shell", { command: ["echo", "before"] }),
+          // A function tool called with a custom payload ends the turn.
+          JSON.stringify({ type: "custom_tool_call", call_id: "call_bad", name: "read_file", input: "x" }),
+        ].join("\n"),
+      );
+      const result = await runCli(["exec", file], { cwd: dir });
+      expect(result.code).toBe(1);
+      const outputs = jsonLines(result.stdout);
+      expect(outputs.map((o) => o["call_id"])).toEqual(["call_echo", "call_bad"]);
+      expect(outputs[1]).toEqual({
+        type: "custom_tool_call_output",
+        call_id: "call_bad",
+        output: "Fatal error: tool read_file invoked with incompatible payload",
+      });
+      expect(result.stderr).toContain("fatal error in call call_bad");
+    });
+  });
+
+  it("on SIGINT mid-turn writes every output, kills the running child and exits 130", async () => {
+    await withTempDir(async (dir) => {
+      const marker = `${(Math.random() * 100 + 50).toFixed(3)}`; // a unique sleep duration
+      const child = spawnCli(["exec"], { cwd: dir });
+      const done = collect(child);
+      child.stdin?.write(`${fn("call_echo", "shell", { command: ["echo", "quick"] })}\n`);
+      child.stdin?.write(`${fn("call_sleep", "shell", { command: ["sleep", marker] })}\n`);
+      // stdin stays open: the model is still "streaming".
+      const [pid] = await until(async () => {
+        const pids = await processesWith(marker);
+        return pids.length > 0 ? pids : undefined;
+      }, "the sleep to start");
+      child.kill("SIGINT");
+      const result = await done;
+
+      expect(result.code).toBe(130);
+      const outputs = jsonLines(result.stdout);
+      expect(outputs.map((o) => o["call_id"])).toEqual(["call_echo", "call_sleep"]);
+      expect(outputs[0]?.["output"]).toMatch(/Output:\nquick/);
+      expect(outputs[1]?.["output"]).toMatch(/^Wall time: \d+\.\d seconds\naborted by user/);
+      expect(result.stderr).toContain("SIGINT: aborting the turn");
+      expect(await processesWith(marker)).toEqual([]);
+      // Gone, or a zombie waiting for a reaper: either way no longer running.
+      const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => "gone");
+      expect(stat === "gone" || / Z /.test(stat)).toBe(true);
+    });
+  });
+});

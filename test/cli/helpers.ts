@@ -1,0 +1,63 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+export const MAIN = path.join(ROOT, "src/cli/main.ts");
+/** By URL: a bare `--import tsx` would resolve against the child's (temp) working directory. */
+export const TSX = pathToFileURL(path.join(ROOT, "node_modules/tsx/dist/loader.mjs")).href;
+
+export interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Starts the CLI from source in a child process. */
+export function spawnCli(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): ChildProcess {
+  return spawn(process.execPath, ["--import", TSX, MAIN, ...args], {
+    cwd: opts.cwd ?? ROOT,
+    env: { ...process.env, ...opts.env },
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+}
+
+export function collect(child: ChildProcess): Promise<CliResult> {
+  let stdout = "";
+  let stderr = "";
+  child.stdout?.setEncoding("utf8").on("data", (c: string) => (stdout += c));
+  child.stderr?.setEncoding("utf8").on("data", (c: string) => (stderr += c));
+  return new Promise((resolve, reject) => {
+    child.on("error", reject);
+    child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
+}
+
+export async function runCli(
+  args: string[],
+  opts: { cwd?: string; input?: string; env?: NodeJS.ProcessEnv } = {},
+): Promise<CliResult> {
+  const child = spawnCli(args, opts);
+  const done = collect(child);
+  child.stdin?.end(opts.input ?? "");
+  return done;
+}
+
+export function jsonLines(text: string): Array<Record<string, unknown>> {
+  return text
+    .split("\n")
+    .filter((l) => l.trim() !== "")
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+}
+
+export async function withTempDir<T>(fn: (dir: string) => Promise<T>): Promise<T> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), "toolcall-cli-"));
+  try {
+    return await fn(dir);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}

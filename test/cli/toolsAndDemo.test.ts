@@ -1,0 +1,58 @@
+import { describe, expect, it } from "vitest";
+import { runCli, withTempDir } from "./helpers.js";
+import { writeFile } from "node:fs/promises";
+import path from "node:path";
+
+describe("toolcall tools (child process)", () => {
+  it("prints the configured tools in each provider format", async () => {
+    await withTempDir(async (dir) => {
+      await writeFile(path.join(dir, "toolcall.toml"), '[tools]\nshell = "shell_command"\napply_patch = "freeform"\n');
+      const [responses, chat, mcp, bad] = await Promise.all([
+        runCli(["tools"], { cwd: dir }),
+        runCli(["tools", "--format", "chat"], { cwd: dir }),
+        runCli(["tools", "--format", "mcp"], { cwd: dir }),
+        runCli(["tools", "--format", "gemini"], { cwd: dir }),
+      ]);
+      for (const r of [responses, chat, mcp]) expect(r.code).toBe(0);
+
+      const rTools = JSON.parse(responses.stdout) as Array<Record<string, unknown>>;
+      expect(rTools.find((t) => t["name"] === "shell_command")).toMatchObject({ type: "function", strict: false });
+      expect(rTools.find((t) => t["name"] === "apply_patch")).toMatchObject({ type: "custom", format: { syntax: "lark" } });
+      expect(rTools.some((t) => t["name"] === "shell")).toBe(false);
+
+      const cTools = JSON.parse(chat.stdout) as Array<Record<string, { name?: string }>>;
+      expect(cTools.find((t) => t["function"]?.name === "read_file")).toMatchObject({ type: "function" });
+      expect(cTools.find((t) => t["custom"]?.name === "apply_patch")).toMatchObject({ type: "custom" });
+
+      const mTools = JSON.parse(mcp.stdout) as Array<Record<string, unknown>>;
+      expect(mTools.find((t) => t["name"] === "apply_patch")).toMatchObject({
+        inputSchema: { type: "object", required: ["input"] },
+      });
+      expect(mTools.every((t) => !("type" in t))).toBe(true);
+
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toContain('--format: expected one of responses, chat, mcp, got "gemini"');
+    });
+  });
+});
+
+describe("toolcall demo (child process)", () => {
+  it("runs the recorded turn offline, shows per-call status and prints the summary", async () => {
+    const result = await runCli(["demo"]);
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+    const out = result.stdout;
+    // Not a TTY: plain status lines, each call seen running and done.
+    for (const id of ["call_read_app", "call_read_util", "call_grep_todo", "call_list", "call_ls", "call_review", "call_words", "call_backup", "call_patch", "call_check"]) {
+      expect(out).toMatch(new RegExp(`\\] ${id} .* running `));
+      expect(out).toMatch(new RegExp(`\\] ${id} .* done `));
+    }
+    expect(out).toMatch(/\] call_patch apply_patch\s+exclusive waiting for lock/);
+    expect(out).toContain("5:  return 0;"); // the patch was applied before the check ran
+    expect(out).toMatch(/calls:\s+10 \(0 failed\)/);
+    expect(out).toMatch(/wall time:\s+\d+ ms/);
+    expect(out).toMatch(/sum of handler times:\s+\d+ ms/);
+    expect(out).toMatch(/parallel speed-up:\s+\d+\.\d\dx/);
+    expect(out).toMatch(/exclusive calls alone:\s+yes/);
+  });
+});
