@@ -1,0 +1,11 @@
+import type { Scenario } from "../lib/scenario.js";
+import { dispatch } from "./dispatch.js";
+import { exec } from "./exec.js";
+import { mcp } from "./mcp.js";
+import { memory } from "./memory.js";
+import { mixed } from "./mixed.js";
+import { parallel } from "./parallel.js";
+import { peers } from "./peers.js";
+
+/** Every scenario, in the order they run and print. */
+export const SCENARIOS: readonly Scenario[] = [dispatch, parallel, mixed, mcp, exec, peers, memory];
