@@ -14,8 +14,12 @@ export interface ToolInvocation<Ctx = unknown> {
    * custom payloads; the `ShellToolCallParams` for local_shell payloads.
    */
   args: unknown;
-  /** Aborts when the call is aborted (runtime abort, call abort or fatal error elsewhere). */
-  signal: AbortSignal;
+  /**
+   * Aborts when the call is aborted (runtime abort, call abort or fatal error elsewhere). Each
+   * call has its own, created on first read; it may be a getter, so copy it explicitly when
+   * cloning an invocation.
+   */
+  readonly signal: AbortSignal;
   turn: TurnContext;
   context: Ctx;
 }

@@ -19,10 +19,11 @@ import { failureItem, outputToItem } from "./outputs.js";
 
 export interface DispatchOptions<Ctx> {
   turn: TurnContext;
+  /** Read only when needed (gate wait, `inv.signal`): a caller may create it lazily. */
   signal: AbortSignal;
   context?: Ctx;
-  /** Called when the handler is about to run (after the gate). */
-  onStart?: (invocation: ToolInvocation<Ctx>, handler: ToolHandler<Ctx>) => void;
+  /** Called when the handler is about to run (after the gate), with `performance.now()`. */
+  onStart?(invocation: ToolInvocation<Ctx>, handler: ToolHandler<Ctx>, startedAt: number): void;
 }
 
 export interface DispatchResult {
@@ -117,7 +118,7 @@ export class ToolRouter<Ctx = unknown> {
    * `Fatal` becomes a failure output.
    */
   async dispatch(call: ToolCall, opts: DispatchOptions<Ctx>): Promise<DispatchResult> {
-    const { turn, signal } = opts;
+    const { turn } = opts;
     const timing = { gateWaitMs: 0, handlerMs: 0 };
     const policy = turn.truncationPolicy;
     try {
@@ -131,22 +132,14 @@ export class ToolRouter<Ctx = unknown> {
       if (!handlerMatchesKind(handler, call.payload)) {
         throw FunctionCallError.fatal(`tool ${call.toolName} invoked with incompatible payload`);
       }
-      const invocation: ToolInvocation<Ctx> = {
-        callId: call.callId,
-        toolName: call.toolName,
-        payload: call.payload,
-        args: invocationArgs(call, resolved.validate),
-        signal,
-        turn,
-        context: opts.context as Ctx,
-      };
+      const invocation = new Invocation(call, invocationArgs(call, resolved.validate), opts);
       if (handler.isMutating && (await handler.isMutating(invocation))) {
         const gateStart = now();
-        await turn.toolCallGate.waitReady(signal);
+        await turn.toolCallGate.waitReady(opts.signal);
         timing.gateWaitMs = now() - gateStart;
       }
-      opts.onStart?.(invocation, handler);
       const handlerStart = now();
+      opts.onStart?.(invocation, handler, handlerStart);
       let output: ToolOutput;
       try {
         output = await handler.handle(invocation);
@@ -157,7 +150,7 @@ export class ToolRouter<Ctx = unknown> {
       return { item, success, timing };
     } catch (err) {
       if (FunctionCallError.isFatal(err)) throw err;
-      return { item: failureItem(call, this.errorMessage(call, err, turn, signal), policy), success: false, timing };
+      return { item: failureItem(call, this.errorMessage(call, err, turn, opts), policy), success: false, timing };
     }
   }
 
@@ -165,12 +158,42 @@ export class ToolRouter<Ctx = unknown> {
     return (await this.dispatch(call, opts)).item;
   }
 
-  private errorMessage(call: ToolCall, err: unknown, turn: TurnContext, signal: AbortSignal): string {
+  private errorMessage(call: ToolCall, err: unknown, turn: TurnContext, opts: DispatchOptions<Ctx>): string {
     if (err instanceof FunctionCallError) return err.message;
-    if (signal.aborted) return "aborted by user";
+    if (opts.signal.aborted) return "aborted by user";
     turn.logger.error({ err, callId: call.callId, toolName: call.toolName }, "tool handler threw");
     const message = err instanceof Error ? err.message : String(err);
     return `tool ${call.toolName} failed: ${message}`;
+  }
+}
+
+/**
+ * A class rather than a literal: V8 builds it far faster than an object literal with a getter.
+ * `signal` is read through from the dispatch options, so a signal the caller creates lazily is
+ * only created when a handler uses it (it lives on the prototype: copy it explicitly when
+ * cloning an invocation).
+ */
+class Invocation<Ctx> implements ToolInvocation<Ctx> {
+  readonly callId: string;
+  readonly toolName: string;
+  readonly payload: ToolCall["payload"];
+  readonly turn: TurnContext;
+  readonly context: Ctx;
+
+  constructor(
+    call: ToolCall,
+    readonly args: unknown,
+    private readonly opts: DispatchOptions<Ctx>,
+  ) {
+    this.callId = call.callId;
+    this.toolName = call.toolName;
+    this.payload = call.payload;
+    this.turn = opts.turn;
+    this.context = opts.context as Ctx;
+  }
+
+  get signal(): AbortSignal {
+    return this.opts.signal;
   }
 }
 

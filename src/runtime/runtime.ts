@@ -7,7 +7,7 @@ import { dynamicCallBroker, type DynamicToolResponse } from "../turn/dynamicCall
 import type { ToolHandler, ToolInvocation } from "../registry/handler.js";
 import { itemCallId } from "../router/buildToolCall.js";
 import { failureItem } from "../router/outputs.js";
-import type { ToolRouter } from "../router/router.js";
+import type { DispatchOptions, ToolRouter } from "../router/router.js";
 import { FatalToolCallError } from "./errors.js";
 import { SharedExclusiveLock, type Release } from "./lock.js";
 
@@ -32,23 +32,58 @@ const SHELL_TOOLS = new Set(["shell", "shell_command", "local_shell"]);
 const now = (): number => performance.now();
 const seconds = (ms: number): string => (ms / 1000).toFixed(1);
 
-/** One accepted call, from submit until its outcome is settled and its lock slot released. */
-class CallRecord<Ctx> {
-  outcome!: Promise<ToolCallOutcome>;
+/**
+ * One accepted call, from submit until its outcome is settled and its lock slot released. It is
+ * also the call's dispatch options: its abort signal is created only when something reads it,
+ * because an `AbortSignal` costs microseconds and most handlers never look.
+ */
+class CallRecord<Ctx> implements DispatchOptions<Ctx> {
+  readonly outcome: Promise<ToolCallOutcome>;
   settled = false;
   startedAt: number | undefined;
   lockGrantedAt: number | undefined;
   gateWaitMs = 0;
   handlerMs = 0;
   started: { invocation: ToolInvocation<Ctx>; handler: ToolHandler<Ctx> } | undefined;
+  /** The settled outcome, readable without awaiting. */
+  result: ToolCallOutcome | undefined;
+  /** Set once the call is aborted (runtime abort, fatal error, or its own signal). */
+  abortReason: unknown;
+  private controller: AbortController | undefined;
   private resolve!: (o: ToolCallOutcome) => void;
 
   constructor(
     readonly call: ToolCall,
     readonly submittedAt: number,
-    readonly lockRequestedAt: number,
+    readonly turn: TurnContext,
+    readonly context: Ctx,
   ) {
     this.outcome = new Promise((resolve) => (this.resolve = resolve));
+  }
+
+  get signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.abortReason !== undefined) this.controller.abort(this.abortReason);
+    }
+    return this.controller.signal;
+  }
+
+  get aborted(): boolean {
+    return this.abortReason !== undefined;
+  }
+
+  abortSignal(reason: unknown): void {
+    if (this.abortReason !== undefined) return;
+    this.abortReason = reason;
+    this.controller?.abort(reason);
+  }
+
+  onStart(invocation: ToolInvocation<Ctx>, handler: ToolHandler<Ctx>, startedAt: number): void {
+    this.started = { invocation, handler };
+    this.startedAt = startedAt;
+    const { callId, toolName, payload } = this.call;
+    emitEvent(this.turn, { type: "tool_call_begin", callId, toolName, payloadKind: payload.kind });
   }
 
   /** First settlement wins; later ones (a handler finishing after abort) are ignored. */
@@ -56,7 +91,6 @@ class CallRecord<Ctx> {
     if (this.settled) return undefined;
     this.settled = true;
     const end = now();
-    const handlerStart = this.startedAt ?? end;
     const outcome: ToolCallOutcome = {
       callId: this.call.callId,
       toolName: this.call.toolName,
@@ -64,13 +98,15 @@ class CallRecord<Ctx> {
       success,
       aborted,
       timing: {
-        queuedMs: handlerStart - this.submittedAt,
-        lockWaitMs: (this.lockGrantedAt ?? end) - this.lockRequestedAt,
+        queuedMs: (this.startedAt ?? end) - this.submittedAt,
+        // Everything from submit to the lock request is synchronous: submit time is request time.
+        lockWaitMs: (this.lockGrantedAt ?? end) - this.submittedAt,
         gateWaitMs: this.gateWaitMs,
         handlerMs: this.handlerMs,
         totalMs: end - this.submittedAt,
       },
     };
+    this.result = outcome;
     this.resolve(outcome);
     return outcome;
   }
@@ -84,11 +120,12 @@ class CallRecord<Ctx> {
  */
 export class ToolCallRuntime<Ctx = unknown> {
   private readonly lock: SharedExclusiveLock;
-  private readonly controller = new AbortController();
   private readonly context: Ctx;
   private readonly seen = new Set<string>();
+  /** Calls whose handler may still run: abort fans out to them from one place. */
   private readonly live = new Set<CallRecord<Ctx>>();
   private pending: CallRecord<Ctx>[] = [];
+  private abortReason: string | undefined;
   private fatal: { callId: string; message: string; reported: boolean } | undefined;
 
   constructor(
@@ -110,7 +147,7 @@ export class ToolCallRuntime<Ctx = unknown> {
   }
 
   get aborted(): boolean {
-    return this.controller.signal.aborted;
+    return this.abortReason !== undefined;
   }
 
   /** Accepts a model output item and starts its call at once. Never throws. */
@@ -143,7 +180,8 @@ export class ToolCallRuntime<Ctx = unknown> {
     while (this.pending.length > 0) {
       const batch = this.pending;
       this.pending = [];
-      for (const record of batch) outcomes.push(await record.outcome);
+      // Settled calls are read directly: an await per call costs more than the call itself.
+      for (const record of batch) outcomes.push(record.result ?? (await record.outcome));
     }
     const fatal = this.fatal;
     if (fatal && !fatal.reported && outcomes.some((o) => o.callId === fatal.callId)) {
@@ -156,9 +194,9 @@ export class ToolCallRuntime<Ctx = unknown> {
 
   /** Answers every pending call with its aborted output now; queued calls never start. */
   abort(reason?: string): void {
-    if (this.controller.signal.aborted) return;
-    this.controller.abort(reason ?? "aborted by user");
-    for (const record of [...this.live]) this.settleAborted(record);
+    if (this.aborted) return;
+    this.abortReason = reason ?? "aborted by user";
+    for (const record of [...this.live]) this.abortCall(record, this.abortReason);
   }
 
   /** Delivers the embedder's answer to a waiting dynamic tool call; false if none is waiting. */
@@ -179,8 +217,8 @@ export class ToolCallRuntime<Ctx = unknown> {
     if (callId === undefined) {
       return this.reject(item, "", errorText(buildError) ?? "tool call without a call id");
     }
-    if (this.seen.has(callId)) return this.reject(item, callId, `duplicate call id: ${callId}`);
-    this.seen.add(callId);
+    const known = this.seen.size;
+    if (this.seen.add(callId).size === known) return this.reject(item, callId, `duplicate call id: ${callId}`);
 
     if (call) {
       this.pending.push(this.start(call, submittedAt));
@@ -188,7 +226,7 @@ export class ToolCallRuntime<Ctx = unknown> {
     }
     // Known call id, but the item could not become a call: answer it with the error.
     const placeholder = placeholderCall(item, callId);
-    const record = new CallRecord<Ctx>(placeholder, submittedAt, submittedAt);
+    const record = new CallRecord<Ctx>(placeholder, submittedAt, this.turn, this.context);
     this.pending.push(record);
     this.finish(record, failureItem(placeholder, errorText(buildError) ?? "invalid tool call", this.turn.truncationPolicy), false, false);
   }
@@ -200,9 +238,9 @@ export class ToolCallRuntime<Ctx = unknown> {
   }
 
   private start(call: ToolCall, submittedAt: number, callSignal?: AbortSignal): CallRecord<Ctx> {
-    // Everything from submit to the lock request is synchronous: one timestamp covers both.
-    const record = new CallRecord<Ctx>(call, submittedAt, submittedAt);
+    const record = new CallRecord<Ctx>(call, submittedAt, this.turn, this.context);
     if (this.aborted || callSignal?.aborted) {
+      record.abortSignal(this.abortReason ?? abortReason(callSignal!));
       this.settleAborted(record);
       return record;
     }
@@ -213,48 +251,31 @@ export class ToolCallRuntime<Ctx = unknown> {
       this.turn.logger.warn({ err, callId: call.callId }, "supportsParallel threw; running the call exclusively");
     }
     this.live.add(record);
-    let signal = this.controller.signal;
-    if (callSignal) {
-      signal = AbortSignal.any([signal, callSignal]);
-      callSignal.addEventListener("abort", () => this.settleAborted(record), { once: true });
-    }
+    callSignal?.addEventListener("abort", () => this.abortCall(record, abortReason(callSignal)), { once: true });
     this.lock.acquire(!parallel).then(
-      ([, release]) => this.runHolding(record, signal, release),
+      ([, release]) => this.runHolding(record, release),
       (err: unknown) => this.finishWithError(record, err),
     );
     return record;
   }
 
-  private async runHolding(record: CallRecord<Ctx>, signal: AbortSignal, release: Release): Promise<void> {
+  private async runHolding(record: CallRecord<Ctx>, release: Release): Promise<void> {
     record.lockGrantedAt = now();
-    if (record.settled || signal.aborted) {
+    if (record.settled || record.aborted) {
+      // Aborted while queued: it never starts, and its turn in the queue ends here.
       this.live.delete(record);
       release();
       return;
     }
-    const { call } = record;
     try {
-      const result = await this.router.dispatch(call, {
-        turn: this.turn,
-        signal,
-        context: this.context,
-        onStart: (invocation, handler) => {
-          record.started = { invocation, handler };
-          record.startedAt = now();
-          emitEvent(this.turn, {
-            type: "tool_call_begin",
-            callId: call.callId,
-            toolName: call.toolName,
-            payloadKind: call.payload.kind,
-          });
-        },
-      });
+      const result = await this.router.dispatch(record.call, record);
       record.gateWaitMs = result.timing.gateWaitMs;
       record.handlerMs = result.timing.handlerMs;
       this.finish(record, result.item, result.success, false);
     } catch (err) {
       this.finishWithError(record, err);
     } finally {
+      // The slot is released only when the handler has settled, aborted or not.
       this.live.delete(record);
       release();
     }
@@ -264,7 +285,7 @@ export class ToolCallRuntime<Ctx = unknown> {
     if (FunctionCallError.isFatal(err) && !record.settled && !this.aborted) {
       this.fatal = { callId: record.call.callId, message: err.message, reported: false };
       this.finish(record, failureItem(record.call, err.message, this.turn.truncationPolicy), false, false);
-      this.abortForFatal(err.message);
+      this.abort(err.message);
       return;
     }
     if (!record.settled) this.turn.logger.error({ err, callId: record.call.callId }, "tool call failed outside its handler");
@@ -272,9 +293,10 @@ export class ToolCallRuntime<Ctx = unknown> {
     this.finish(record, failureItem(record.call, message, this.turn.truncationPolicy), false, false);
   }
 
-  private abortForFatal(message: string): void {
-    this.controller.abort(message);
-    for (const record of [...this.live]) this.settleAborted(record);
+  /** Answers the call with its aborted output, then lets its handler see the signal. */
+  private abortCall(record: CallRecord<Ctx>, reason: string): void {
+    this.settleAborted(record);
+    record.abortSignal(reason);
   }
 
   private settleAborted(record: CallRecord<Ctx>): void {
@@ -305,7 +327,6 @@ export class ToolCallRuntime<Ctx = unknown> {
   private finish(record: CallRecord<Ctx>, item: ResponseInputItem, success: boolean, aborted: boolean): void {
     const outcome = record.settle(item, success, aborted);
     if (!outcome) return;
-    if (aborted) this.live.delete(record);
     const { callId, toolName, timing } = outcome;
     this.turn.logger.debug({ callId, toolName, success, aborted, timing }, "tool call finished");
     emitEvent(this.turn, { type: "tool_call_end", callId, toolName, success, aborted, timing });
@@ -339,4 +360,3 @@ function placeholderCall(item: ResponseItem | UnknownItem, callId: string): Tool
       return { toolName, callId, payload: { kind: "function", arguments: "" } };
   }
 }
-

@@ -136,4 +136,57 @@ describe("abort", () => {
     expect(unhandled).toEqual([]);
     expect(events.filter((e) => e.type === "tool_call_end")).toHaveLength(1);
   });
+
+  it("gives each call its own signal: listeners a handler leaves behind never pile up", async () => {
+    const warnings: Error[] = [];
+    const onWarning = (w: Error): void => void warnings.push(w);
+    process.on("warning", onWarning);
+    const signals: AbortSignal[] = [];
+    const leaky: ToolHandler = {
+      kind: "function",
+      async handle(inv) {
+        // Like the MCP SDK: a listener that is never removed.
+        inv.signal.addEventListener("abort", () => undefined);
+        signals.push(inv.signal);
+        return { kind: "function", body: "ok" };
+      },
+    };
+    const obs = new Observer();
+    const hanging = new ControlledHandler(obs);
+    const { runtime } = makeRuntime([
+      { name: "leaky", handler: leaky, parallel: true },
+      { name: "hang", handler: hanging, parallel: true },
+    ]);
+    for (let i = 0; i < 25; i++) {
+      runtime.submit(fc(`l${i}`, "leaky"));
+      await runtime.drain();
+    }
+    runtime.submit(fc("h", "hang"));
+    await waitFor(() => obs.started.has("h"), "hanging call");
+    runtime.abort();
+    await runtime.drain();
+    await flush(3);
+    process.off("warning", onWarning);
+    expect(new Set(signals).size).toBe(25);
+    // Finished calls are not touched by a later abort; the running one is.
+    expect(signals.some((s) => s.aborted)).toBe(false);
+    expect(hanging.invocations.get("h")!.signal.aborted).toBe(true);
+    expect(warnings.filter((w) => w.name === "MaxListenersExceededWarning")).toEqual([]);
+  });
+
+  it("a per-call signal aborts only its own call", async () => {
+    const obs = new Observer();
+    const h = new ControlledHandler(obs);
+    const { runtime, router } = makeRuntime([{ name: "t", handler: h, parallel: true }]);
+    const ctl = new AbortController();
+    const a = runtime.handleToolCall(router.buildToolCall(fc("a", "t"))!, ctl.signal);
+    const b = runtime.handleToolCall(router.buildToolCall(fc("b", "t"))!);
+    await waitFor(() => obs.active.size === 2, "both running");
+    ctl.abort("user pressed esc");
+    expect((await a).aborted).toBe(true);
+    expect(h.invocations.get("a")!.signal.aborted).toBe(true);
+    expect(h.invocations.get("b")!.signal.aborted).toBe(false);
+    h.release("b");
+    expect((await b).success).toBe(true);
+  });
 });
