@@ -30,6 +30,33 @@ async function runExample(code: string): Promise<string> {
 }
 
 describe("README examples", () => {
+  it("every runnable example is covered here", async () => {
+    expect([...(await readmeExamples()).keys()].sort()).toEqual(["apply_patch", "dynamic", "embed", "shell"]);
+  });
+
+  it("the shell example runs a command and a local_shell_call", async () => {
+    const out = JSON.parse(await runExample((await readmeExamples()).get("shell")!)) as Array<Record<string, string>>;
+    expect(out).toEqual([
+      { type: "function_call_output", call_id: "c1", output: expect.stringMatching(/^Exit code: 0\nWall time: \d+\.\d seconds\nOutput:\nhello\n$/) },
+      { type: "local_shell_call_output", id: "c2", output: expect.stringMatching(/^Exit code: 0\nWall time: \d+\.\d seconds\nOutput:\nlocal\n$/) },
+    ]);
+  });
+
+  it("the apply_patch example patches, then the later read sees the new file", async () => {
+    const out = JSON.parse(await runExample((await readmeExamples()).get("apply_patch")!)) as Array<Record<string, string>>;
+    expect(out).toEqual([
+      { type: "custom_tool_call_output", call_id: "c1", output: "Success. Updated the following files:\nA hello.txt\n" },
+      { type: "function_call_output", call_id: "c2", output: "L1: Hello, world!" },
+    ]);
+  });
+
+  it("the dynamic tool example is answered from onEvent", async () => {
+    const out = JSON.parse(await runExample((await readmeExamples()).get("dynamic")!)) as unknown;
+    expect(out).toEqual([
+      { type: "function_call_output", call_id: "c1", output: [{ type: "input_text", text: "ticket T-1: open" }] },
+    ]);
+  });
+
   it("the embedding example runs and prints what its comments say", async () => {
     const code = (await readmeExamples()).get("embed");
     expect(code).toBeDefined();
