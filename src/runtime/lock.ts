@@ -15,6 +15,11 @@ export class SharedExclusiveLock {
 
   constructor(readonly capacity: number) {
     this.semaphore = new Semaphore(capacity);
+    // async-mutex scans every weight from the free count down on each release, to wake
+    // `waitForUnlock` callers; this lock never has any, and the scan is most of the release
+    // cost at high capacities (DESIGN section 10). If the internal name changes, this
+    // assignment is inert and the library's own scan runs.
+    (this.semaphore as unknown as { _drainUnlockWaiters: () => void })._drainUnlockWaiters = () => undefined;
   }
 
   /** Resolves with `[permits left, release]` once granted. */
