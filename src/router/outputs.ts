@@ -53,23 +53,22 @@ export function mcpResultBody(result: CallToolResult): { body: string | ContentI
   return { body: outputText(items), success };
 }
 
-/** Handler output -> the item the model gets, truncated by the policy unless already bounded. */
-export function outputToItem(
+/**
+ * Handler output -> the item the model gets, truncated by the policy unless already bounded,
+ * with its success flag; `timing` is passed through so the result is built once.
+ */
+export function outputToResult<T>(
   call: ToolCall,
   output: ToolOutput,
   policy: TruncationPolicy,
-): { item: ResponseInputItem; success: boolean } {
-  let body: string | ContentItem[];
-  let success: boolean;
-  let bounded = false;
+  timing: T,
+): { item: ResponseInputItem; success: boolean; timing: T } {
   if (output.kind === "mcp") {
-    ({ body, success } = mcpResultBody(output.result));
-  } else {
-    body = output.body;
-    success = output.success ?? true;
-    bounded = output.bounded === true;
+    const { body, success } = mcpResultBody(output.result);
+    return { item: responseItemFor(call, truncateBody(body, policy)), success, timing };
   }
-  return { item: responseItemFor(call, bounded ? body : truncateBody(body, policy)), success };
+  const body = output.bounded === true ? output.body : truncateBody(output.body, policy);
+  return { item: responseItemFor(call, body), success: output.success ?? true, timing };
 }
 
 /** A failure answer, bounded like every other output. */

@@ -15,7 +15,7 @@ import { specName } from "../protocol/spec.js";
 import { builtinToolFactories } from "../handlers/index.js";
 import type { RegisteredTool, ToolRegistry } from "../registry/registry.js";
 import { buildToolCall } from "./buildToolCall.js";
-import { failureItem, outputToItem } from "./outputs.js";
+import { failureItem, outputToResult } from "./outputs.js";
 
 export interface DispatchOptions<Ctx> {
   turn: TurnContext;
@@ -146,8 +146,7 @@ export class ToolRouter<Ctx = unknown> {
       } finally {
         timing.handlerMs = now() - handlerStart;
       }
-      const { item, success } = outputToItem(call, output, policy);
-      return { item, success, timing };
+      return outputToResult(call, output, policy, timing);
     } catch (err) {
       if (FunctionCallError.isFatal(err)) throw err;
       return { item: failureItem(call, this.errorMessage(call, err, turn, opts), policy), success: false, timing };

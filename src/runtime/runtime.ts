@@ -252,14 +252,19 @@ export class ToolCallRuntime<Ctx = unknown> {
     }
     this.live.add(record);
     callSignal?.addEventListener("abort", () => this.abortCall(record, abortReason(callSignal)), { once: true });
-    this.lock.acquire(!parallel).then(
-      ([, release]) => this.runHolding(record, release),
-      (err: unknown) => this.finishWithError(record, err),
-    );
+    void this.run(record, parallel);
     return record;
   }
 
-  private async runHolding(record: CallRecord<Ctx>, release: Release): Promise<void> {
+  /** Requests the lock synchronously (so queue order is call order), then runs the call holding it. */
+  private async run(record: CallRecord<Ctx>, parallel: boolean): Promise<void> {
+    let release: Release;
+    try {
+      [, release] = await this.lock.acquire(!parallel);
+    } catch (err) {
+      this.live.delete(record);
+      return this.finishWithError(record, err);
+    }
     record.lockGrantedAt = now();
     if (record.settled || record.aborted) {
       // Aborted while queued: it never starts, and its turn in the queue ends here.
