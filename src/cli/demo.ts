@@ -8,7 +8,7 @@ import { ToolRouter } from "../router/router.js";
 import { ToolCallRuntime, type ToolCallOutcome } from "../runtime/runtime.js";
 import { createTurnContext } from "../turn/context.js";
 import type { ToolEvent } from "../turn/events.js";
-import { stderrLogger } from "./session.js";
+import { EXIT_ABORTED, interruptible, onInterrupt, stderrLogger } from "./session.js";
 import { LiveStatus } from "./status.js";
 
 const WORKSPACE_FILES: Record<string, string> = {
@@ -115,6 +115,9 @@ export async function runDemo(opts: { logLevel?: string | undefined } = {}): Pro
   const logger = stderrLogger(opts.logLevel);
   const ws = await mkdtemp(path.join(os.tmpdir(), "toolcall-demo-"));
   let mcp: McpConnectionManager | undefined;
+  // Ctrl-C aborts the turn (outputs and summary still shown) and still removes the workspace.
+  const interrupt = new AbortController();
+  const stopHandlingSignals = onInterrupt(() => interrupt.abort());
   try {
     for (const [file, text] of Object.entries(WORKSPACE_FILES)) {
       await mkdir(path.dirname(path.join(ws, file)), { recursive: true });
@@ -122,7 +125,7 @@ export async function runDemo(opts: { logLevel?: string | undefined } = {}): Pro
     }
     out.write(`toolcall demo: workspace ${ws}\n`);
     mcp = McpConnectionManager.start({ demo: demoServerLaunch() }, { logger });
-    await mcp.waitForStartup();
+    await interruptible(mcp.waitForStartup());
     const router = await ToolRouter.fromConfig({}, { mcp, logger });
     out.write(`tools: ${router.specs().map((s) => (s.spec.type === "local_shell" ? "local_shell" : s.spec.name)).join(", ")}\n\n`);
 
@@ -137,7 +140,7 @@ export async function runDemo(opts: { logLevel?: string | undefined } = {}): Pro
       status.onEvent(event);
     };
     const turn = createTurnContext({ cwd: ws, logger, onEvent });
-    const runtime = new ToolCallRuntime(router, turn);
+    const runtime = new ToolCallRuntime(router, turn, { signal: interrupt.signal });
     const exclusive = new Set<string>();
 
     const started = performance.now();
@@ -174,9 +177,11 @@ export async function runDemo(opts: { logLevel?: string | undefined } = {}): Pro
         "",
       ].join("\n"),
     );
+    if (interrupt.signal.aborted) return EXIT_ABORTED;
     return overlaps.length === 0 && failed === 0 ? 0 : 1;
   } finally {
     await mcp?.close();
     await rm(ws, { recursive: true, force: true });
+    stopHandlingSignals();
   }
 }

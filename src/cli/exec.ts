@@ -11,7 +11,7 @@ import { FatalToolCallError } from "../runtime/errors.js";
 import { ToolCallRuntime } from "../runtime/runtime.js";
 import type { ToolEvent } from "../turn/events.js";
 import { ConfigError } from "./config.js";
-import { openSession, stderrLogger, type CommonOptions } from "./session.js";
+import { EXIT_ABORTED, EXIT_FATAL, EXIT_OK, onInterrupt, openSession, stderrLogger, type CommonOptions } from "./session.js";
 
 export interface ExecOptions extends CommonOptions {
   /** Read items from this file instead of stdin. */
@@ -19,11 +19,6 @@ export interface ExecOptions extends CommonOptions {
   /** Write every `ToolEvent` to this file as JSONL. */
   eventsFile?: string | undefined;
 }
-
-export const EXIT_OK = 0;
-export const EXIT_FATAL = 1;
-export const EXIT_USAGE = 2;
-export const EXIT_ABORTED = 130;
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
@@ -77,18 +72,12 @@ export async function runExec(opts: ExecOptions): Promise<number> {
 
   const lines = createInterface({ input, crlfDelay: Infinity });
   let interrupted = false;
-  const onSignal = (signal: NodeJS.Signals): void => {
-    if (interrupted) {
-      // A second signal: the user insists. Children were killed on the first abort.
-      process.exit(EXIT_ABORTED);
-    }
+  const stopHandlingSignals = onInterrupt((signal) => {
     interrupted = true;
     say(`${signal}: aborting the turn`);
     runtime.abort("aborted by user");
     lines.close();
-  };
-  process.on("SIGINT", onSignal);
-  process.on("SIGTERM", onSignal);
+  });
 
   // Accepted calls in submission order, to place a fatal call's own output among the others.
   const accepted: Array<{ callId: string; call: ToolCall | undefined }> = [];
@@ -117,10 +106,15 @@ export async function runExec(opts: ExecOptions): Promise<number> {
     await writeOut(outputs.map((o) => `${JSON.stringify(o)}\n`).join(""));
     return exitCode;
   } finally {
-    process.off("SIGINT", onSignal);
-    process.off("SIGTERM", onSignal);
+    // Still ours while closing: a signal now must not kill us before the children are gone.
     await session.close();
-    if (events !== undefined) closeSync(events);
+    stopHandlingSignals();
+    if (events !== undefined) {
+      const fd = events;
+      // A handler that settles later must not write to a closed (or reused) descriptor.
+      events = undefined;
+      closeSync(fd);
+    }
   }
 
   function handleLine(line: string, n: number): void {

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { ConfigError } from "./config.js";
-import { EXIT_FATAL, EXIT_USAGE, runExec } from "./exec.js";
+import { runExec } from "./exec.js";
+import { EXIT_ABORTED, EXIT_FATAL, EXIT_USAGE, InterruptedError } from "./session.js";
 import { readFileSync } from "node:fs";
 import { runDemo } from "./demo.js";
 import { runServeMcp } from "./serveMcp.js";
@@ -96,6 +97,10 @@ async function main(argv: string[]): Promise<number> {
   try {
     return await command(rest);
   } catch (err) {
+    if (err instanceof InterruptedError) {
+      process.stderr.write(`toolcall ${name}: ${err.message}\n`);
+      return EXIT_ABORTED;
+    }
     // parseArgs throws TypeErrors with a code for unknown options and missing values.
     const usage = err instanceof ConfigError || (err as { code?: unknown }).code?.toString().startsWith("ERR_PARSE_ARGS");
     process.stderr.write(`toolcall ${name}: ${(err as Error).message}\n`);

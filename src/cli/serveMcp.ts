@@ -15,8 +15,9 @@ import type { ContentItem, FunctionCallItem, CustomToolCallItem } from "../proto
 import { specName } from "../protocol/spec.js";
 import { FatalToolCallError } from "../runtime/errors.js";
 import { ToolCallRuntime } from "../runtime/runtime.js";
+import type { ToolEvent } from "../turn/events.js";
 import { ConfigError } from "./config.js";
-import { openSession, type CliSession, type CommonOptions } from "./session.js";
+import { onInterrupt, openSession, type CliSession, type CommonOptions } from "./session.js";
 
 export interface ServeMcpOptions extends CommonOptions {
   /** Serve Streamable HTTP on 127.0.0.1 at this port (0: any free port) instead of stdio. */
@@ -25,6 +26,9 @@ export interface ServeMcpOptions extends CommonOptions {
 
 /** Parallel tools whose calls may still mutate (they pass the gate per call): never read-only. */
 const MAY_MUTATE = new Set(["shell", "shell_command", "local_shell"]);
+
+/** What a proxied MCP tool reported, to pass on as `notifications/progress`. */
+type Progress = { progress: number; total?: number; message?: string };
 
 function failure(text: string): CallToolResult {
   return { content: [{ type: "text", text }], isError: true };
@@ -47,6 +51,8 @@ function toMcpContent(output: string | ContentItem[]): CallToolResult["content"]
  */
 export class McpToolService {
   private runtime: ToolCallRuntime;
+  /** Progress listeners of running calls, by our call id. */
+  private readonly progress = new Map<string, (p: Progress) => void>();
 
   constructor(private readonly session: CliSession) {
     this.runtime = this.newRuntime();
@@ -60,14 +66,30 @@ export class McpToolService {
   listTools(): Tool[] {
     const { router } = this.session;
     const specs = router.specs();
+    const proxied = this.session.mcp?.listAllTools();
     return toMcpTools(specs).map((tool) => {
-      const parallel = router.toolSupportsParallel(tool.name);
-      const readOnly = parallel && !MAY_MUTATE.has(tool.name);
+      const upstream = proxied?.get(tool.name);
+      // A server may opt into parallel calls for tools that write: only its own hint makes one read-only.
+      const readOnly = upstream
+        ? upstream.annotations?.readOnlyHint === true
+        : router.toolSupportsParallel(tool.name) && !MAY_MUTATE.has(tool.name);
       return { ...tool, annotations: { readOnlyHint: readOnly, ...(readOnly ? {} : { destructiveHint: true }) } };
     });
   }
 
-  async callTool(name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<CallToolResult> {
+  /** The session's event listener: forwards proxied tools' progress to the caller that asked for it. */
+  onEvent(event: ToolEvent): void {
+    if (event.type !== "mcp_tool_call_progress") return;
+    const { progress, total, message } = event;
+    this.progress.get(event.callId)?.({ progress, ...(total !== undefined && { total }), ...(message !== undefined && { message }) });
+  }
+
+  async callTool(
+    name: string,
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+    onProgress?: (p: Progress) => void,
+  ): Promise<CallToolResult> {
     const spec = this.session.router.specs().find((s) => specName(s.spec) === name)?.spec;
     const callId = `mcp_${randomUUID()}`;
     let item: FunctionCallItem | CustomToolCallItem;
@@ -87,12 +109,15 @@ export class McpToolService {
     if (!call) return failure(`unsupported call: ${name}`);
     // A fatal error aborts the runtime it happened in; later requests get a fresh one.
     if (this.runtime.aborted) this.runtime = this.newRuntime();
+    if (onProgress) this.progress.set(callId, onProgress);
     try {
       const outcome = await this.runtime.handleToolCall(call, signal);
       return { content: toMcpContent(outcome.item.output), isError: !outcome.success };
     } catch (err) {
       if (err instanceof FatalToolCallError) return failure(err.message);
       throw err;
+    } finally {
+      this.progress.delete(callId);
     }
   }
 
@@ -105,9 +130,23 @@ export class McpToolService {
 function mcpServerFor(service: McpToolService, version: string): Server {
   const server = new Server({ name: "toolcall", version }, { capabilities: { tools: {} } });
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: service.listTools() }));
-  server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
-    service.callTool(request.params.name, request.params.arguments ?? {}, extra.signal),
-  );
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const token = request.params._meta?.progressToken;
+    const sent: Array<Promise<void>> = [];
+    const onProgress =
+      token === undefined
+        ? undefined
+        : (p: Progress) =>
+            void sent.push(
+              extra
+                .sendNotification({ method: "notifications/progress", params: { progressToken: token, ...p } })
+                .catch(() => undefined), // the client went away; the call's own result tells the rest
+            );
+    const result = await service.callTool(request.params.name, request.params.arguments ?? {}, extra.signal, onProgress);
+    // Progress after its result is dropped by the client: let every notification go out first.
+    await Promise.all(sent);
+    return result;
+  });
   return server;
 }
 
@@ -179,28 +218,32 @@ async function serveHttp(service: McpToolService, port: number, version: string)
  */
 export async function runServeMcp(opts: ServeMcpOptions & { version: string }): Promise<number> {
   const port = opts.http !== undefined ? parsePort(opts.http) : undefined;
-  const session = await openSession(opts);
-  const service = new McpToolService(session);
+  let service: McpToolService | undefined;
+  const session = await openSession({ ...opts, onEvent: (event) => service?.onEvent(event) });
+  service = new McpToolService(session);
   let stopTransport: () => Promise<void>;
   let stopped!: () => void;
   const done = new Promise<void>((resolve) => (stopped = resolve));
-  if (port !== undefined) {
-    stopTransport = await serveHttp(service, port, opts.version).catch(async (err: unknown) => {
-      await session.close();
-      throw new ConfigError(`--http: cannot listen on 127.0.0.1:${port}: ${(err as Error).message}`);
-    });
-  } else {
-    const server = mcpServerFor(service, opts.version);
-    const transport = new StdioServerTransport();
-    await server.connect(transport);
-    process.stdin.once("end", () => stopped());
-    stopTransport = () => server.close();
+  // Before the transport starts: from here on the MCP servers must be closed, never orphaned.
+  const stopHandlingSignals = onInterrupt(() => stopped());
+  try {
+    if (port !== undefined) {
+      stopTransport = await serveHttp(service, port, opts.version).catch((err: unknown) => {
+        throw new ConfigError(`--http: cannot listen on 127.0.0.1:${port}: ${(err as Error).message}`);
+      });
+    } else {
+      const server = mcpServerFor(service, opts.version);
+      const transport = new StdioServerTransport();
+      await server.connect(transport);
+      process.stdin.once("end", () => stopped());
+      stopTransport = () => server.close();
+    }
+    await done;
+    service.abort();
+    await stopTransport();
+    return 0;
+  } finally {
+    await session.close();
+    stopHandlingSignals();
   }
-  process.once("SIGINT", () => stopped());
-  process.once("SIGTERM", () => stopped());
-  await done;
-  service.abort();
-  await stopTransport();
-  await session.close();
-  return 0;
 }

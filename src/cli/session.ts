@@ -7,6 +7,87 @@ import { createTurnContext, type TurnContext } from "../turn/context.js";
 import type { ToolEvent } from "../turn/events.js";
 import { ConfigError, loadCliConfig, type CliConfig } from "./config.js";
 
+export const EXIT_OK = 0;
+export const EXIT_FATAL = 1;
+export const EXIT_USAGE = 2;
+export const EXIT_ABORTED = 130;
+
+/** SIGINT or SIGTERM stopped the command before it finished; `toolcall` exits with 130. */
+export class InterruptedError extends Error {
+  constructor(signal: NodeJS.Signals) {
+    super(`${signal}: interrupted`);
+    this.name = "InterruptedError";
+  }
+}
+
+/**
+ * Until the returned function is called, SIGINT and SIGTERM call `onSignal` instead of
+ * killing this process: a death by signal skips the exit hooks, orphaning MCP servers (they
+ * run in their own process groups). A second signal exits at once, exit hooks included.
+ */
+export function onInterrupt(onSignal: (signal: NodeJS.Signals) => void): () => void {
+  let seen = false;
+  const handler = (signal: NodeJS.Signals): void => {
+    if (seen) process.exit(EXIT_ABORTED);
+    seen = true;
+    onSignal(signal);
+  };
+  process.on("SIGINT", handler);
+  process.on("SIGTERM", handler);
+  return () => {
+    process.off("SIGINT", handler);
+    process.off("SIGTERM", handler);
+  };
+}
+
+/**
+ * `work`, or an `InterruptedError` as soon as SIGINT or SIGTERM arrives. When either fails,
+ * `cleanup` runs while the signals are still handled (a second Ctrl-C exits, with exit hooks).
+ */
+export async function interruptible<T>(work: Promise<T>, cleanup?: () => Promise<void>): Promise<T> {
+  let stop = (): void => {};
+  const interrupted = new Promise<never>((_, reject) => {
+    stop = onInterrupt((signal) => reject(new InterruptedError(signal)));
+  });
+  try {
+    return await Promise.race([work, interrupted]);
+  } catch (err) {
+    await cleanup?.();
+    throw err;
+  } finally {
+    stop();
+  }
+}
+
+/**
+ * Shell commands still running. An aborted call answers at once while its handler is still
+ * killing the process group (SIGKILL after a grace): exiting before that would orphan it.
+ */
+class RunningCommands {
+  private readonly ids = new Set<string>();
+  private idle: (() => void) | undefined;
+
+  observe(event: ToolEvent): void {
+    if (event.type === "exec_command_begin") this.ids.add(event.callId);
+    else if (event.type === "exec_command_end" && this.ids.delete(event.callId) && this.ids.size === 0) this.idle?.();
+  }
+
+  /** Resolves when none runs, or after `ms` (a handler that never reports its end). */
+  settled(ms: number): Promise<void> {
+    if (this.ids.size === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      this.idle = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  }
+}
+
+/** Longer than the shell's kill grace plus its wait for the group to go. */
+const COMMANDS_SETTLE_MS = 3_000;
+
 /** Options every command shares. */
 export interface CommonOptions {
   configPath?: string | undefined;
@@ -21,6 +102,9 @@ export interface CliSession {
   logger: Logger;
   router: ToolRouter;
   turn: TurnContext;
+  /** The configured MCP servers, when there are any. */
+  mcp: McpConnectionManager | undefined;
+  /** Waits for running shell commands to end (abort first), then stops the MCP servers. */
   close(): Promise<void>;
 }
 
@@ -44,7 +128,8 @@ async function resolveCwd(dir: string | undefined): Promise<string> {
 
 /**
  * Loads the config (from `--config`, or `toolcall.toml` in the working directory), starts
- * the configured MCP servers and builds the router and the turn.
+ * the configured MCP servers and builds the router and the turn. SIGINT or SIGTERM during
+ * the MCP start-up stops the servers and throws `InterruptedError`.
  */
 export async function openSession(
   opts: CommonOptions & { onEvent?: (event: ToolEvent) => void; logger?: Logger },
@@ -52,17 +137,18 @@ export async function openSession(
   const logger = opts.logger ?? stderrLogger(opts.logLevel);
   const cwd = await resolveCwd(opts.cwd);
   const config = await loadCliConfig({ configPath: opts.configPath, dir: cwd });
+  const commands = new RunningCommands();
+  const onEvent = (event: ToolEvent): void => {
+    commands.observe(event);
+    opts.onEvent?.(event);
+  };
   let mcp: McpConnectionManager | undefined;
   if (Object.keys(config.mcpServers).length > 0) {
-    mcp = McpConnectionManager.start(config.mcpServers, { logger, ...(opts.onEvent ? { onEvent: opts.onEvent } : {}) });
+    mcp = McpConnectionManager.start(config.mcpServers, { logger, onEvent });
     // Calls name MCP tools by qualified name, which resolve only once their server has listed them.
-    try {
-      const { failed } = await mcp.waitForStartup();
-      for (const f of failed) process.stderr.write(`toolcall: MCP server '${f.server}' failed to start: ${f.error}\n`);
-    } catch (err) {
-      await mcp.close();
-      throw err;
-    }
+    const started = mcp;
+    const { failed } = await interruptible(started.waitForStartup(), () => started.close());
+    for (const f of failed) process.stderr.write(`toolcall: MCP server '${f.server}' failed to start: ${f.error}\n`);
   }
   const router = await ToolRouter.fromConfig(config.tools, { logger, ...(mcp ? { mcp } : {}) }).catch(async (err: unknown) => {
     await mcp?.close();
@@ -72,7 +158,11 @@ export async function openSession(
     cwd,
     logger,
     ...(config.runtime.truncation ? { truncationPolicy: config.runtime.truncation } : {}),
-    ...(opts.onEvent ? { onEvent: opts.onEvent } : {}),
+    onEvent,
   });
-  return { config, cwd, logger, router, turn, close: async () => mcp?.close() };
+  const close = async (): Promise<void> => {
+    await commands.settled(COMMANDS_SETTLE_MS);
+    await mcp?.close();
+  };
+  return { config, cwd, logger, router, turn, mcp, close };
 }

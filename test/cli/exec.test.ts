@@ -1,32 +1,12 @@
-import { readFile, readdir, writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { collect, jsonLines, ROOT, runCli, spawnCli, TSX, withTempDir } from "./helpers.js";
+import { collect, jsonLines, processesWith, ROOT, runCli, spawnCli, TSX, uniqueMarker, waitFor, withTempDir } from "./helpers.js";
 
 const DEMO_SERVER = path.join(ROOT, "src/cli/demo/server.ts");
 
 function fn(callId: string, name: string, args: unknown): string {
   return JSON.stringify({ type: "function_call", call_id: callId, name, arguments: JSON.stringify(args) });
-}
-
-/** Command lines of live processes containing `marker` (zombies have empty cmdlines). */
-async function processesWith(marker: string): Promise<number[]> {
-  const pids: number[] = [];
-  for (const entry of await readdir("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    const cmdline = await readFile(`/proc/${entry}/cmdline`, "utf8").catch(() => "");
-    if (cmdline.split("\0").includes(marker)) pids.push(Number(entry));
-  }
-  return pids;
-}
-
-async function until<T>(probe: () => Promise<T | undefined>, what: string): Promise<T> {
-  for (let i = 0; i < 200; i++) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`timed out waiting for ${what}`);
 }
 
 describe("toolcall exec (child process)", () => {
@@ -125,18 +105,18 @@ describe("toolcall exec (child process)", () => {
     });
   });
 
-  it("on SIGINT mid-turn writes every output, kills the running child and exits 130", async () => {
+  it("on SIGINT mid-turn writes every output, kills the running child (even one ignoring SIGTERM) and exits 130", async () => {
     await withTempDir(async (dir) => {
-      const marker = `${(Math.random() * 100 + 50).toFixed(3)}`; // a unique sleep duration
+      const marker = uniqueMarker();
       const child = spawnCli(["exec"], { cwd: dir });
       const done = collect(child);
       child.stdin?.write(`${fn("call_echo", "shell", { command: ["echo", "quick"] })}\n`);
-      child.stdin?.write(`${fn("call_sleep", "shell", { command: ["sleep", marker] })}\n`);
+      // The ignored SIGTERM is inherited by the sleep: only the SIGKILL after the grace ends it.
+      const script = `trap "" TERM; sleep ${marker}`;
+      child.stdin?.write(`${fn("call_sleep", "shell", { command: ["bash", "-c", script] })}\n`);
       // stdin stays open: the model is still "streaming".
-      const [pid] = await until(async () => {
-        const pids = await processesWith(marker);
-        return pids.length > 0 ? pids : undefined;
-      }, "the sleep to start");
+      await waitFor(async () => (await processesWith(marker)).length > 0, "the sleep to start");
+      const [pid] = await processesWith(marker);
       child.kill("SIGINT");
       const result = await done;
 
@@ -150,6 +130,29 @@ describe("toolcall exec (child process)", () => {
       // Gone, or a zombie waiting for a reaper: either way no longer running.
       const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => "gone");
       expect(stat === "gone" || / Z /.test(stat)).toBe(true);
+    });
+  });
+
+  it("on SIGINT or SIGTERM while an MCP server is still starting, stops it and exits 130 (exec, tools, serve-mcp)", async () => {
+    await withTempDir(async (dir) => {
+      const run = async (args: string[], signal: NodeJS.Signals): Promise<void> => {
+        const marker = uniqueMarker();
+        // Never answers initialize: start-up would wait for its 30 s timeout.
+        await writeFile(
+          path.join(dir, `${marker}.toml`),
+          `[mcp_servers.hang]\ncommand = "bash"\nargs = ["-c", "sleep ${marker}; true"]\n`,
+        );
+        const child = spawnCli([...args, "--config", `${marker}.toml`], { cwd: dir });
+        const done = collect(child);
+        await waitFor(async () => (await processesWith(marker)).length > 0, `the server of ${args[0]} to start`);
+        child.kill(signal);
+        const result = await done;
+        expect(result.code, result.stderr).toBe(130);
+        expect(result.stderr).toContain(`toolcall ${args[0]}: ${signal}: interrupted`);
+        expect(result.stdout).toBe("");
+        expect(await processesWith(marker)).toEqual([]);
+      };
+      await Promise.all([run(["exec"], "SIGINT"), run(["tools"], "SIGTERM"), run(["serve-mcp"], "SIGINT")]);
     });
   });
 });

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readFile, readdir, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -60,4 +60,26 @@ export async function withTempDir<T>(fn: (dir: string) => Promise<T>): Promise<T
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/** Live processes with `marker` as one of their arguments (zombies have empty cmdlines). */
+export async function processesWith(marker: string): Promise<number[]> {
+  const pids: number[] = [];
+  for (const entry of await readdir("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    const cmdline = await readFile(`/proc/${entry}/cmdline`, "utf8").catch(() => "");
+    if (cmdline.split("\0").includes(marker)) pids.push(Number(entry));
+  }
+  return pids;
+}
+
+/** A unique `sleep` duration, to find that process in /proc. */
+export const uniqueMarker = (): string => `${(Math.random() * 100 + 50).toFixed(3)}`;
+
+export async function waitFor(probe: () => Promise<boolean>, what: string): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    if (await probe()) return;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error(`timed out waiting for ${what}`);
 }

@@ -1,29 +1,11 @@
-import { readFile, readdir, writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
-import { collect, MAIN, ROOT, spawnCli, TSX, withTempDir } from "./helpers.js";
-
-async function sleepPids(marker: string): Promise<number[]> {
-  const pids: number[] = [];
-  for (const entry of await readdir("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    const cmdline = await readFile(`/proc/${entry}/cmdline`, "utf8").catch(() => "");
-    if (cmdline.split("\0").includes(marker)) pids.push(Number(entry));
-  }
-  return pids;
-}
-
-async function waitFor(probe: () => Promise<boolean>, what: string): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    if (await probe()) return;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
+import { collect, MAIN, processesWith, ROOT, spawnCli, TSX, uniqueMarker, waitFor, withTempDir } from "./helpers.js";
 
 const text = (r: unknown): string =>
   ((r as CallToolResult).content as Array<{ type: string; text?: string }>).map((c) => c.text ?? "").join("\n");
@@ -56,16 +38,16 @@ async function exercise(client: Client, dir: string): Promise<void> {
   expect(text(unknown)).toBe("unsupported call: nope");
 
   // Cancel: the client sends notifications/cancelled; the runtime aborts and kills the child.
-  const marker = `${(Math.random() * 100 + 50).toFixed(3)}`;
+  const marker = uniqueMarker();
   const controller = new AbortController();
   const pending = client.callTool({ name: "shell", arguments: { command: ["sleep", marker] } }, undefined, {
     signal: controller.signal,
   });
   pending.catch(() => undefined);
-  await waitFor(async () => (await sleepPids(marker)).length > 0, "the sleep to start");
+  await waitFor(async () => (await processesWith(marker)).length > 0, "the sleep to start");
   controller.abort("user cancelled");
   await expect(pending).rejects.toThrow();
-  await waitFor(async () => (await sleepPids(marker)).length === 0, "the sleep to be killed");
+  await waitFor(async () => (await processesWith(marker)).length === 0, "the sleep to be killed");
 
   // The server keeps serving after a cancellation.
   const after = await client.callTool({ name: "shell", arguments: { command: ["echo", "still here"] } });
@@ -77,9 +59,15 @@ describe("toolcall serve-mcp (child process, SDK client)", () => {
     await withTempDir(async (dir) => {
       await writeFile(path.join(dir, "a.txt"), "hello\n");
       const server = ["--import", TSX, path.join(ROOT, "src/cli/demo/server.ts")];
+      const fixture = ["--import", TSX, path.join(ROOT, "test/fixtures/mcp-server.ts"), "stdio"];
       await writeFile(
         path.join(dir, "toolcall.toml"),
-        `[mcp_servers.demo]\ncommand = ${JSON.stringify(process.execPath)}\nargs = ${JSON.stringify(server)}\n`,
+        [
+          `[mcp_servers.demo]\ncommand = ${JSON.stringify(process.execPath)}\nargs = ${JSON.stringify(server)}`,
+          // Parallel by the server's opt-in, not read-only: its un-annotated tools may write.
+          `[mcp_servers.fx]\ncommand = ${JSON.stringify(process.execPath)}\nargs = ${JSON.stringify(fixture)}`,
+          "supports_parallel_tool_calls = true\n",
+        ].join("\n"),
       );
       const transport = new StdioClientTransport({
         command: process.execPath,
@@ -92,9 +80,20 @@ describe("toolcall serve-mcp (child process, SDK client)", () => {
       try {
         await exercise(client, dir);
         const { tools } = await client.listTools();
-        expect(tools.find((t) => t.name === "mcp__demo__word_count")?.annotations?.readOnlyHint).toBe(true);
+        const hint = (name: string): unknown => tools.find((t) => t.name === name)?.annotations?.readOnlyHint;
+        expect(hint("mcp__demo__word_count")).toBe(true);
+        expect(hint("mcp__fx__barrier")).toBe(true);
+        expect(hint("mcp__fx__echo")).toBe(false);
         const proxied = await client.callTool({ name: "mcp__demo__word_count", arguments: { text: "a b" } });
         expect(text(proxied)).toBe("2 words, 1 lines");
+        // The proxied server's progress reaches the client that asked for it. The SDK client drops
+        // a notification read together with the result, so the last step may not arrive.
+        const progress: number[] = [];
+        const slow = await client.callTool({ name: "mcp__demo__slow_review", arguments: { topic: "t", delay_ms: 300 } }, undefined, {
+          onprogress: (p) => progress.push(p.progress),
+        });
+        expect(text(slow)).toMatch(/^Review of t:/);
+        expect(progress.slice(0, 3)).toEqual([1, 2, 3]);
       } finally {
         await client.close();
       }

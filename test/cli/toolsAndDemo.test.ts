@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { runCli, withTempDir } from "./helpers.js";
-import { writeFile } from "node:fs/promises";
+import { collect, runCli, spawnCli, withTempDir } from "./helpers.js";
+import { stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 
 describe("toolcall tools (child process)", () => {
@@ -54,5 +54,24 @@ describe("toolcall demo (child process)", () => {
     expect(out).toMatch(/sum of handler times:\s+\d+ ms/);
     expect(out).toMatch(/parallel speed-up:\s+\d+\.\d\dx/);
     expect(out).toMatch(/exclusive calls alone:\s+yes/);
+  });
+
+  it("on SIGINT aborts the turn, still prints the summary, removes its workspace and exits 130", async () => {
+    const child = spawnCli(["demo"]);
+    const done = collect(child);
+    let seen = "";
+    await new Promise<void>((resolve) => {
+      child.stdout?.on("data", (c: Buffer) => {
+        seen += c.toString();
+        if (/\] call_review .* running /.test(seen)) resolve();
+      });
+    });
+    child.kill("SIGINT");
+    const result = await done;
+    expect(result.code).toBe(130);
+    expect(result.stdout).toMatch(/call_review mcp__demo__slow_review FAILED\n {4}aborted by user/);
+    expect(result.stdout).toMatch(/calls:\s+10 \(\d+ failed\)/);
+    const ws = /workspace (\S+)/.exec(result.stdout)?.[1] as string;
+    await expect(stat(ws)).rejects.toThrow(/ENOENT/);
   });
 });
