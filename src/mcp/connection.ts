@@ -13,6 +13,7 @@ import {
   type ReadResourceResult,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { Logger } from "pino";
 import { DEFAULT_STARTUP_TIMEOUT_SEC, DEFAULT_TOOL_TIMEOUT_SEC, type McpServerConfig } from "./config.js";
 import { ProcessGroupStdioTransport } from "./stdioTransport.js";
@@ -21,7 +22,8 @@ import { ProcessGroupStdioTransport } from "./stdioTransport.js";
 export const MAX_LIST_PAGES = 1_000;
 /** Consecutive failed restarts of a dead server before it is given up. */
 export const MAX_RESTART_ATTEMPTS = 3;
-const RESTART_BACKOFF_MS = [0, 250, 1_000];
+/** Wait before restart attempt n (the last entry repeats). */
+export const DEFAULT_RESTART_BACKOFF_MS: readonly number[] = [0, 250, 1_000];
 
 const CLIENT_INFO = { name: "toolcall-runtime", version: "0.1.0" };
 
@@ -42,6 +44,9 @@ export class McpCallError extends Error {
     this.name = "McpCallError";
   }
 }
+
+/** Always asked for: without a progress token the server cannot reset the call's timeout. */
+const ignoreProgress = (): void => undefined;
 
 export const formatSeconds = (ms: number): string => String(Math.round(ms) / 1000);
 
@@ -92,6 +97,8 @@ export class McpConnection {
   private restarting: Promise<Live> | undefined;
   private failedRestarts = 0;
   private closed = false;
+  /** Aborted by `close()`: ends a restart's backoff wait at once. */
+  private readonly closing = new AbortController();
   private refreshing: Promise<void> | undefined;
   private refreshAgain = false;
   /** Connections still starting, so `close()` can end them too. */
@@ -102,7 +109,13 @@ export class McpConnection {
     readonly config: McpServerConfig,
     private readonly logger: Logger,
     private readonly onToolsChanged: () => void,
-  ) {}
+    private readonly restartBackoffMs: readonly number[] = DEFAULT_RESTART_BACKOFF_MS,
+  ) {
+    this.allowed = toolFilter(config);
+  }
+
+  /** `enabled_tools` / `disabled_tools`, checked at listing and again at call time. */
+  readonly allowed: (tool: string) => boolean;
 
   get toolTimeoutMs(): number {
     return (this.config.toolTimeoutSec ?? DEFAULT_TOOL_TIMEOUT_SEC) * 1000;
@@ -116,6 +129,7 @@ export class McpConnection {
 
   /** initialize + the first full `tools/list`, under `startupTimeoutSec`. */
   async start(): Promise<void> {
+    if (this.closed) throw new Error("connection manager closed during start-up");
     const seconds = this.config.startupTimeoutSec ?? DEFAULT_STARTUP_TIMEOUT_SEC;
     const controller = new AbortController();
     let timer: NodeJS.Timeout | undefined;
@@ -256,8 +270,10 @@ export class McpConnection {
         `MCP server '${this.name}' is not running and ${MAX_RESTART_ATTEMPTS} restarts failed (${this.deathReason ?? "unknown reason"})`,
       );
     }
-    const delay = RESTART_BACKOFF_MS[this.failedRestarts] ?? 1_000;
-    if (delay > 0) await new Promise((r) => setTimeout(r, delay));
+    const backoff = this.restartBackoffMs;
+    const delay = backoff[Math.min(this.failedRestarts, backoff.length - 1)] ?? 0;
+    if (delay > 0) await sleep(delay, undefined, { signal: this.closing.signal }).catch(() => undefined);
+    if (this.closed) throw new McpCallError(`MCP server '${this.name}' is closed`);
     this.logger.info({ server: this.name, attempt: this.failedRestarts + 1 }, "restarting MCP server");
     try {
       await this.start();
@@ -273,8 +289,10 @@ export class McpConnection {
   }
 
   /** Turns SDK errors into the model-facing message. */
-  private explain(err: unknown, what: string, timeoutMs: number): McpCallError {
+  private explain(err: unknown, what: string, timeoutMs: number, signal: AbortSignal | undefined): McpCallError {
     if (err instanceof McpCallError) return err;
+    // The SDK rejects an aborted request with a RequestTimeout error too.
+    if (signal?.aborted) return new McpCallError(`${what} aborted`);
     if (err instanceof McpError && err.code === ErrorCode.RequestTimeout) {
       return new McpCallError(`timed out awaiting ${what} after ${formatSeconds(timeoutMs)}s`, true);
     }
@@ -284,28 +302,34 @@ export class McpConnection {
     return new McpCallError(err instanceof Error ? err.message : String(err));
   }
 
-  async callTool(tool: string, args: Record<string, unknown> | undefined, opts: CallOptions = {}): Promise<CallToolResult> {
+  /** The hot path: no extra awaits or closures while the server runs. */
+  callTool(tool: string, args: Record<string, unknown> | undefined, opts: CallOptions = {}): Promise<CallToolResult> {
     const timeoutMs = opts.timeoutMs ?? this.toolTimeoutMs;
-    try {
-      const client = await this.client();
-      const result = await client.callTool({ name: tool, ...(args && { arguments: args }) }, undefined, {
-        ...(opts.signal && { signal: opts.signal }),
-        timeout: timeoutMs,
-        resetTimeoutOnProgress: true,
-        onprogress: (p) => opts.onProgress?.(p),
-      });
-      return result as CallToolResult;
-    } catch (err) {
-      throw this.explain(err, "tools/call", timeoutMs);
-    }
+    const params = args === undefined ? { name: tool } : { name: tool, arguments: args };
+    const options = { signal: opts.signal, timeout: timeoutMs, resetTimeoutOnProgress: true, onprogress: opts.onProgress ?? ignoreProgress };
+    const live = this.live; // unset once closed or dead: then client() says why or restarts
+    const result = live ? live.client.callTool(params, undefined, options) : this.client().then((c) => c.callTool(params, undefined, options));
+    return (result as Promise<CallToolResult>).catch((err: unknown) => {
+      throw this.explain(err, "tools/call", timeoutMs, opts.signal);
+    });
   }
 
+  /**
+   * The SDK adds an abort listener per request and never removes it; a listing follows many
+   * pages under one signal, so each request gets its own signal, unlinked when it settles.
+   */
   private async request<T>(what: string, signal: AbortSignal | undefined, run: (c: Client, o: { signal?: AbortSignal; timeout: number }) => Promise<T>): Promise<T> {
     const timeout = this.toolTimeoutMs;
+    const own = signal && new AbortController();
+    const forward = (): void => own?.abort(signal?.reason);
+    if (signal?.aborted) forward();
+    else signal?.addEventListener("abort", forward, { once: true });
     try {
-      return await run(await this.client(), { ...(signal && { signal }), timeout });
+      return await run(await this.client(), { signal: own?.signal, timeout });
     } catch (err) {
-      throw this.explain(err, what, timeout);
+      throw this.explain(err, what, timeout, signal);
+    } finally {
+      signal?.removeEventListener("abort", forward);
     }
   }
 
@@ -323,6 +347,7 @@ export class McpConnection {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.closing.abort();
     const live = this.live;
     this.live = undefined;
     const starting = [...this.opening].flatMap((o) => (o.live ? [o.live] : []));
@@ -330,6 +355,13 @@ export class McpConnection {
     await this.restarting?.catch(() => undefined);
     if (live) await live.client.close().catch((err: unknown) => this.logger.debug({ err, server: this.name }, "MCP close failed"));
   }
+}
+
+/** `enabled_tools` (when given) minus `disabled_tools`, as sets: checked on every call. */
+function toolFilter(config: McpServerConfig): (tool: string) => boolean {
+  const enabled = config.enabledTools && new Set(config.enabledTools);
+  const disabled = new Set(config.disabledTools);
+  return (tool) => (enabled === undefined || enabled.has(tool)) && !disabled.has(tool);
 }
 
 /** A Streamable HTTP POST refused the way legacy SSE-only servers refuse it (4xx). */

@@ -30,21 +30,25 @@ export class McpHandler implements ToolHandler<unknown> {
     if (inv.args !== undefined && !isRecord(inv.args)) {
       throw FunctionCallError.respondToModel("tool call error: MCP tool arguments must be a JSON object");
     }
-    const base = { callId: inv.callId, toolName: inv.toolName, server, tool };
-    emitEvent(inv.turn, { type: "mcp_tool_call_begin", ...base });
-    const started = performance.now();
+    const turn = inv.turn;
+    // Events are built only for a listener: this is every MCP call's path.
+    const base = turn.onEvent && { callId: inv.callId, toolName: inv.toolName, server, tool };
+    if (base) emitEvent(turn, { type: "mcp_tool_call_begin", ...base });
+    const started = base ? performance.now() : 0;
     let success = false;
     try {
       const result = await this.caller.callTool(server, tool, inv.args, {
         signal: inv.signal,
-        onProgress: (p) =>
-          emitEvent(inv.turn, {
-            type: "mcp_tool_call_progress",
-            ...base,
-            progress: p.progress,
-            ...(p.total !== undefined && { total: p.total }),
-            ...(p.message !== undefined && { message: p.message }),
-          }),
+        onProgress:
+          base &&
+          ((p) =>
+            emitEvent(turn, {
+              type: "mcp_tool_call_progress",
+              ...base,
+              progress: p.progress,
+              ...(p.total !== undefined && { total: p.total }),
+              ...(p.message !== undefined && { message: p.message }),
+            })),
       });
       success = result.isError !== true;
       return { kind: "mcp", result };
@@ -54,7 +58,7 @@ export class McpHandler implements ToolHandler<unknown> {
       }
       throw FunctionCallError.respondToModel(`tool call error: ${err instanceof Error ? err.message : String(err)}`);
     } finally {
-      emitEvent(inv.turn, { type: "mcp_tool_call_end", ...base, success, durationMs: performance.now() - started });
+      if (base) emitEvent(turn, { type: "mcp_tool_call_end", ...base, success, durationMs: performance.now() - started });
     }
   }
 }

@@ -25,6 +25,8 @@ export interface McpConnectionManagerOptions {
   onEvent?: (event: ToolEvent) => void;
   /** Servers starting at once; default 8. */
   maxParallelStartups?: number;
+  /** Wait before each restart attempt of a dead stdio server, in ms; default [0, 250, 1000]. */
+  restartBackoffMs?: readonly number[];
 }
 
 export interface McpStartupSummary {
@@ -41,6 +43,8 @@ export interface McpToolInfo {
   annotations?: ToolAnnotations;
   supportsParallel: boolean;
   inputSchema: JsonSchema;
+  /** What `resolve` returns, built once per listing rather than per call. */
+  ref: Readonly<McpToolRef>;
 }
 
 /** `waitForStartup()` rejects with this when a `required` server failed. */
@@ -55,9 +59,6 @@ export class McpStartupError extends Error {
 function providerSchema(schema: JsonSchema): JsonSchema {
   return schema["properties"] == null ? { ...schema, properties: {} } : schema;
 }
-
-const isToolAllowed = (config: McpServerConfig, tool: string): boolean =>
-  (config.enabledTools === undefined || config.enabledTools.includes(tool)) && !(config.disabledTools ?? []).includes(tool);
 
 /**
  * Owns one MCP client per configured server (Codex `McpConnectionManager`). `start` returns
@@ -80,7 +81,7 @@ export class McpConnectionManager implements McpToolSource {
     const limit = pLimit(opts.maxParallelStartups ?? 8);
     for (const [name, config] of Object.entries(servers)) {
       if (config.enabled === false) continue;
-      const connection = new McpConnection(name, config, this.logger.child({ mcpServer: name }), () => this.rebuildTools());
+      const connection = new McpConnection(name, config, this.logger.child({ mcpServer: name }), () => this.rebuildTools(), opts.restartBackoffMs);
       this.connections.set(name, connection);
       this.emit({ type: "mcp_startup_update", server: name, status: "starting" });
       const startup = limit(() => connection.start()).then(
@@ -138,7 +139,7 @@ export class McpConnectionManager implements McpToolSource {
     for (const [server, connection] of this.connections) {
       if (!this.ready.has(server)) continue;
       for (const def of connection.tools) {
-        if (isToolAllowed(connection.config, def.name)) entries.push({ server, tool: def.name, def, config: connection.config });
+        if (connection.allowed(def.name)) entries.push({ server, tool: def.name, def, config: connection.config });
       }
     }
     const qualified = qualifyTools(entries, (raw) => this.logger.warn({ tool: raw }, "MCP server listed a tool twice"));
@@ -159,7 +160,8 @@ export class McpConnectionManager implements McpToolSource {
         parameters: providerSchema(inputSchema),
         strict: false,
       };
-      tools.set(name, { server, tool, spec, ...(def.annotations && { annotations: def.annotations }), supportsParallel, inputSchema });
+      const ref = Object.freeze({ server, tool, inputSchema, supportsParallel });
+      tools.set(name, { server, tool, spec, ...(def.annotations && { annotations: def.annotations }), supportsParallel, inputSchema, ref });
     }
     this.tools = tools;
     this.specs = [...tools.values()].map((t) => ({ spec: t.spec, supportsParallelToolCalls: t.supportsParallel }));
@@ -171,8 +173,7 @@ export class McpConnectionManager implements McpToolSource {
   }
 
   resolve(qualifiedName: string): McpToolRef | undefined {
-    const info = this.tools.get(qualifiedName);
-    return info && { server: info.server, tool: info.tool, inputSchema: info.inputSchema, supportsParallel: info.supportsParallel };
+    return this.tools.get(qualifiedName)?.ref;
   }
 
   configuredSpecs(): ConfiguredToolSpec[] {
@@ -202,10 +203,18 @@ export class McpConnectionManager implements McpToolSource {
     return connection;
   }
 
-  /** Calls `tool` (its raw name) on `server`; errors are `McpCallError`s with the model-facing text. */
-  async callTool(server: string, tool: string, args: Record<string, unknown> | undefined, opts: CallOptions = {}): Promise<CallToolResult> {
-    const connection = await this.connection(server);
-    if (!isToolAllowed(connection.config, tool)) throw new McpCallError(`tool '${tool}' is disabled for MCP server '${server}'`);
+  /**
+   * Calls `tool` (its raw name) on `server`; errors are `McpCallError`s with the model-facing
+   * text. A ready server is called without awaiting its start-up again (the hot path).
+   */
+  callTool(server: string, tool: string, args: Record<string, unknown> | undefined, opts: CallOptions = {}): Promise<CallToolResult> {
+    const ready = this.ready.has(server) ? this.connections.get(server) : undefined;
+    if (ready) return this.callOn(ready, server, tool, args, opts);
+    return this.connection(server).then((c) => this.callOn(c, server, tool, args, opts));
+  }
+
+  private callOn(connection: McpConnection, server: string, tool: string, args: Record<string, unknown> | undefined, opts: CallOptions): Promise<CallToolResult> {
+    if (!connection.allowed(tool)) return Promise.reject(new McpCallError(`tool '${tool}' is disabled for MCP server '${server}'`));
     return connection.callTool(tool, args, opts);
   }
 

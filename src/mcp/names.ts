@@ -28,21 +28,24 @@ function hashedName(sanitized: string, hashInput: string): string {
  * Provider-safe qualified names `mcp__{server}__{tool}` for tools in listing order. Names over
  * 64 characters keep a prefix and end with the SHA-1 of the raw name (as Codex does). Unlike
  * Codex, a name that collides with an earlier one (`a.b` vs `a_b`) is not dropped: it gets the
- * hash form. Only an exact repeat of the same server and tool is skipped (nothing is lost).
+ * hash form. Only an exact repeat of the same server and tool is skipped (nothing is lost);
+ * server `a__b` + tool `c` and server `a` + tool `b__c` share a raw name but are both kept.
  */
 export function qualifyTools<T extends { server: string; tool: string }>(
   tools: Iterable<T>,
   onSkip?: (raw: string) => void,
 ): Map<string, T> {
   const out = new Map<string, T>();
-  const seenRaw = new Set<string>();
+  const seen = new Set<string>();
   for (const entry of tools) {
     const raw = `mcp${MCP_TOOL_NAME_DELIMITER}${entry.server}${MCP_TOOL_NAME_DELIMITER}${entry.tool}`;
-    if (seenRaw.has(raw)) {
+    // Server names cannot hold a NUL, so this pair key is unambiguous where `raw` is not.
+    const key = `${entry.server}\0${entry.tool}`;
+    if (seen.has(key)) {
       onSkip?.(raw);
       continue;
     }
-    seenRaw.add(raw);
+    seen.add(key);
     const sanitized = sanitizeToolName(raw);
     let name = sanitized.length > MAX_TOOL_NAME_LENGTH ? hashedName(sanitized, raw) : sanitized;
     // A salted rehash only matters if two different raw names hash into the same slot.

@@ -14,6 +14,8 @@ export interface StdioLaunch {
 const STDERR_TAIL = 2_000;
 const KILL_GRACE_MS = 500;
 
+const isResponse = (m: JSONRPCMessage): boolean => "id" in m && !("method" in m);
+
 /** Process groups still alive, killed synchronously if this process exits first. */
 const liveGroups = new Set<number>();
 let exitHookInstalled = false;
@@ -49,6 +51,8 @@ export class ProcessGroupStdioTransport implements Transport {
   private stderrTail = "";
   private exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
   private exited: Promise<void> | undefined;
+  /** Messages waiting for their turn (see `deliver`). */
+  private held: JSONRPCMessage[] | undefined;
 
   constructor(private readonly launch: StdioLaunch) {}
 
@@ -91,27 +95,77 @@ export class ProcessGroupStdioTransport implements Transport {
           liveGroups.delete(child.pid);
         }
       });
-      child.once("close", () => this.onclose?.());
+      child.once("close", () => {
+        // Whatever the server said before it went away is delivered before the close.
+        this.deliverHeld(true);
+        this.onclose?.();
+      });
       child.stdin?.on("error", (err) => this.onerror?.(err));
       child.stdout?.on("error", (err) => this.onerror?.(err));
-      child.stdout?.on("data", (chunk: Buffer) => {
-        this.buffer.append(chunk);
-        for (;;) {
-          let message: JSONRPCMessage | null;
-          try {
-            message = this.buffer.readMessage();
-          } catch (err) {
-            this.onerror?.(err as Error); // a non-JSON line: report and go on
-            continue;
-          }
-          if (message === null) break;
-          this.onmessage?.(message);
-        }
-      });
+      child.stdout?.on("data", (chunk: Buffer) => this.receive(chunk));
       child.stderr?.on("data", (chunk: Buffer) => {
         this.stderrTail = (this.stderrTail + chunk.toString("utf8")).slice(-STDERR_TAIL);
       });
     });
+  }
+
+  private receive(chunk: Buffer): void {
+    try {
+      this.buffer.append(chunk);
+    } catch (err) {
+      this.onerror?.(err as Error); // a line over the SDK's buffer cap; it must not throw out of the stream
+      return;
+    }
+    const messages: JSONRPCMessage[] = [];
+    for (;;) {
+      let message: JSONRPCMessage | null;
+      try {
+        message = this.buffer.readMessage();
+      } catch (err) {
+        this.onerror?.(err as Error); // a non-JSON line: report and go on
+        continue;
+      }
+      if (message === null) break;
+      messages.push(message);
+    }
+    this.deliver(messages);
+  }
+
+  /**
+   * The SDK client handles a notification one microtask after it arrives but a response at
+   * once, and forgets a request's progress handler with its response: a progress notification
+   * read in the same chunk as the response would be dropped. A response that follows a
+   * notification in one batch therefore waits (with everything after it) for `setImmediate`.
+   */
+  private deliver(messages: JSONRPCMessage[]): void {
+    let notified = false;
+    for (let i = 0; i < messages.length; i++) {
+      const message = messages[i] as JSONRPCMessage;
+      if (this.held || (notified && isResponse(message))) {
+        this.hold(messages.slice(i));
+        return;
+      }
+      if (!("id" in message)) notified = true;
+      this.onmessage?.(message);
+    }
+  }
+
+  private hold(messages: JSONRPCMessage[]): void {
+    if (this.held) {
+      this.held.push(...messages);
+      return;
+    }
+    this.held = messages;
+    setImmediate(() => this.deliverHeld(false));
+  }
+
+  /** `all`: the stream ended, so nothing may wait any longer. */
+  private deliverHeld(all: boolean): void {
+    const held = this.held;
+    this.held = undefined;
+    if (!held) return;
+    if (!all) return this.deliver(held);
+    for (const message of held) this.onmessage?.(message);
   }
 
   send(message: JSONRPCMessage): Promise<void> {

@@ -1,3 +1,4 @@
+import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import {
   createTurnContext,
@@ -42,12 +43,25 @@ export const call = (callId: string, name: string, args: unknown = {}) => ({
   arguments: JSON.stringify(args),
 });
 
+const HAS_PROCFS = existsSync("/proc/self/stat");
+
+/**
+ * A killed process whose parent died stays a zombie until init reaps it, which some container
+ * inits do only every second or two; a zombie runs nothing, so it counts as gone.
+ */
 export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch {
     return false;
+  }
+  if (!HAS_PROCFS) return true; // macOS: the signal probe is all there is
+  try {
+    // "pid (comm) state ...": comm may hold spaces and parentheses.
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat[stat.lastIndexOf(")") + 2] !== "Z";
+  } catch {
+    return false; // gone between the probe and the read
   }
 }
 

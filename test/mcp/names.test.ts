@@ -27,6 +27,15 @@ describe("qualified MCP tool names", () => {
     for (const n of names) expect(n).toMatch(/^[A-Za-z0-9_-]{1,64}$/);
   });
 
+  it("keeps two tools whose server and tool names join to the same raw name", () => {
+    const skipped: string[] = [];
+    const map = qualifyTools([{ server: "a__b", tool: "c" }, { server: "a", tool: "b__c" }], (raw) => skipped.push(raw));
+    expect(skipped).toEqual([]);
+    expect([...map.values()]).toEqual([{ server: "a__b", tool: "c" }, { server: "a", tool: "b__c" }]);
+    expect([...map.keys()][0]).toBe("mcp__a__b__c");
+    for (const n of map.keys()) expect(n).toMatch(/^[A-Za-z0-9_-]{1,64}$/);
+  });
+
   it("skips only exact repeats of the same server and tool", () => {
     const skipped: string[] = [];
     const map = qualifyTools([{ server: "s", tool: "t" }, { server: "s", tool: "t" }], (raw) => skipped.push(raw));

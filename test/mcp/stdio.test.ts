@@ -1,7 +1,10 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { McpConnectionManager, type ToolEvent } from "../../src/index.js";
+import { McpConnectionManager, MAX_RESTART_ATTEMPTS, type ToolEvent } from "../../src/index.js";
 import { LONG_TOOL_NAME, TINY_PNG } from "../fixtures/mcp-server.js";
-import { call, eventually, fixtureServer, isAlive, runtimeFor } from "./helpers.js";
+import { call, eventually, FIXTURE, fixtureServer, isAlive, runtimeFor } from "./helpers.js";
 
 let manager: McpConnectionManager;
 const SECRET = "TOOLCALL_MCP_SECRET_" + process.pid;
@@ -85,8 +88,17 @@ describe("MCP over stdio through the runtime", () => {
     const [out] = await runtime.drainOutcomes();
     expect(out?.item).toMatchObject({ output: "done after 4 steps" });
     const progress = events.filter((e): e is Extract<ToolEvent, { type: "mcp_tool_call_progress" }> => e.type === "mcp_tool_call_progress");
-    // The last notification may race the result; the first three prove the resets happened.
-    expect(progress.slice(0, 3).map((p) => [p.progress, p.total, p.message])).toEqual([1, 2, 3].map((i) => [i, 4, `step ${i}`]));
+    // The fixture sends every notification before its result, so none may be lost.
+    expect(progress.map((p) => [p.progress, p.total, p.message])).toEqual([1, 2, 3, 4].map((i) => [i, 4, `step ${i}`]));
+  });
+
+  it("never drops a progress notification that arrives in the same read as the result", async () => {
+    // Short steps put the last notification and the result in one stdout chunk most of the time.
+    for (let i = 0; i < 20; i++) {
+      const seen: number[] = [];
+      await manager.callTool("fx", "slow", { steps: 3, step_ms: 5 }, { onProgress: (p) => seen.push(p.progress) });
+      expect(seen).toEqual([1, 2, 3]);
+    }
   });
 
   it("answers a silent call with the timeout text", async () => {
@@ -95,6 +107,11 @@ describe("MCP over stdio through the runtime", () => {
     const [out] = await runtime.drainOutcomes();
     expect(out?.success).toBe(false);
     expect(out?.item).toMatchObject({ output: "timed out awaiting tools/call after 0.4s" });
+  });
+
+  it("survives a reply line over the SDK's 10 MB read buffer (no uncaught exception)", async () => {
+    await expect(manager.callTool("fast", "big", { bytes: 11_000_000 })).rejects.toThrow("timed out awaiting tools/call after 0.4s");
+    expect((await manager.callTool("fast", "echo", { text: "still here" })).content[0]).toMatchObject({ text: "still here" });
   });
 
   it("hides disabled tools and refuses them at call time", async () => {
@@ -172,4 +189,45 @@ describe("a stdio server that dies", () => {
       await m.close();
     }
   }, 20_000);
+
+  it("gives up after the bounded restarts fail", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "mcp-once-"));
+    // Starts the fixture once; every later start fails at once with a message on stderr.
+    const once = `test -e "$MARKER" && { echo refusing to start again >&2; exit 1; }; touch "$MARKER"; exec "$0" --import tsx "$1" stdio`;
+    const m = McpConnectionManager.start(
+      { fx: { command: "/bin/sh", args: ["-c", once, process.execPath, FIXTURE], env: { MARKER: join(dir, "started") } } },
+      { restartBackoffMs: [0] },
+    );
+    try {
+      await m.waitForStartup();
+      await expect(m.callTool("fx", "crash", {})).rejects.toThrow(/exited during tools\/call \(process exited with code 3/);
+      for (let i = 0; i < MAX_RESTART_ATTEMPTS; i++) {
+        await expect(m.callTool("fx", "echo", { text: "x" })).rejects.toThrow(
+          /^MCP server 'fx' died and could not be restarted: .*process exited with code 1; stderr: refusing to start again\)$/,
+        );
+      }
+      await expect(m.callTool("fx", "echo", { text: "x" })).rejects.toThrow(
+        `MCP server 'fx' is not running and ${MAX_RESTART_ATTEMPTS} restarts failed`,
+      );
+      expect(m.serverPid("fx")).toBeUndefined();
+    } finally {
+      await m.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 20_000);
+
+  it("close() ends a restart's backoff wait at once and starts nothing", async () => {
+    const m = McpConnectionManager.start({ fx: fixtureServer() }, { restartBackoffMs: [600_000] });
+    try {
+      await m.waitForStartup();
+      await expect(m.callTool("fx", "crash", {})).rejects.toThrow(/exited during tools\/call/);
+      const waiting = m.callTool("fx", "echo", { text: "x" });
+      waiting.catch(() => undefined);
+      await m.close(); // would wait out the 600 s backoff, then start a server, without the fix
+      await expect(waiting).rejects.toThrow("MCP server 'fx' is closed");
+      expect(m.serverPid("fx")).toBeUndefined();
+    } finally {
+      await m.close();
+    }
+  });
 });

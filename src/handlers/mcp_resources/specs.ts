@@ -1,49 +1,35 @@
 import type { FunctionToolSpec } from "../../protocol/spec.js";
 
 // Names, descriptions and parameters as in Codex `create_*_mcp_resource*_tool`.
-export const LIST_MCP_RESOURCES_SPEC: FunctionToolSpec = {
-  type: "function",
-  name: "list_mcp_resources",
-  description:
-    "Lists resources provided by MCP servers. Resources allow servers to share data that provides context to language models, such as files, database schemas, or application-specific information. Prefer resources over web search when possible.",
-  strict: false,
-  parameters: {
-    type: "object",
-    properties: {
-      server: {
-        type: "string",
-        description: "Optional MCP server name. When omitted, lists resources from every configured server.",
+/** The two list tools differ only in their name and wording. */
+function listSpec(name: string, description: string, serverDescription: string): FunctionToolSpec {
+  return {
+    type: "function",
+    name,
+    description,
+    strict: false,
+    parameters: {
+      type: "object",
+      properties: {
+        server: { type: "string", description: serverDescription },
+        cursor: { type: "string", description: `Opaque cursor returned by a previous ${name} call for the same server.` },
       },
-      cursor: {
-        type: "string",
-        description: "Opaque cursor returned by a previous list_mcp_resources call for the same server.",
-      },
+      additionalProperties: false,
     },
-    additionalProperties: false,
-  },
-};
+  };
+}
 
-export const LIST_MCP_RESOURCE_TEMPLATES_SPEC: FunctionToolSpec = {
-  type: "function",
-  name: "list_mcp_resource_templates",
-  description:
-    "Lists resource templates provided by MCP servers. Parameterized resource templates allow servers to share data that takes parameters and provides context to language models, such as files, database schemas, or application-specific information. Prefer resource templates over web search when possible.",
-  strict: false,
-  parameters: {
-    type: "object",
-    properties: {
-      server: {
-        type: "string",
-        description: "Optional MCP server name. When omitted, lists resource templates from all configured servers.",
-      },
-      cursor: {
-        type: "string",
-        description: "Opaque cursor returned by a previous list_mcp_resource_templates call for the same server.",
-      },
-    },
-    additionalProperties: false,
-  },
-};
+export const LIST_MCP_RESOURCES_SPEC = listSpec(
+  "list_mcp_resources",
+  "Lists resources provided by MCP servers. Resources allow servers to share data that provides context to language models, such as files, database schemas, or application-specific information. Prefer resources over web search when possible.",
+  "Optional MCP server name. When omitted, lists resources from every configured server.",
+);
+
+export const LIST_MCP_RESOURCE_TEMPLATES_SPEC = listSpec(
+  "list_mcp_resource_templates",
+  "Lists resource templates provided by MCP servers. Parameterized resource templates allow servers to share data that takes parameters and provides context to language models, such as files, database schemas, or application-specific information. Prefer resource templates over web search when possible.",
+  "Optional MCP server name. When omitted, lists resource templates from all configured servers.",
+);
 
 export const READ_MCP_RESOURCE_SPEC: FunctionToolSpec = {
   type: "function",

@@ -1,3 +1,4 @@
+import { getEventListeners } from "node:events";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { McpConnectionManager, ToolRouter } from "../../../src/index.js";
 import { startHttpFixture, type HttpFixture } from "../../fixtures/mcp-server.js";
@@ -45,6 +46,13 @@ describe("MCP resource tools", () => {
     const everything = JSON.parse(all!.text).resources as Array<{ server: string; uri: string }>;
     expect(everything).toHaveLength(10);
     expect(everything.map((r) => r.server)).toEqual([...Array(5).fill("fx"), ...Array(5).fill("other")]);
+  });
+
+  it("leaves no abort listener on the caller's signal after following every page", async () => {
+    const signal = new AbortController().signal;
+    const all = await m.listAllResources(signal);
+    expect([...all.values()].map((r) => r.length)).toEqual([5, 5]); // 3 pages per server
+    expect(getEventListeners(signal, "abort")).toHaveLength(0);
   });
 
   it("lists templates and reads a resource", async () => {
