@@ -111,7 +111,9 @@ describe("MCP over stdio through the runtime", () => {
 
   it("survives a reply line over the SDK's 10 MB read buffer (no uncaught exception)", async () => {
     await expect(manager.callTool("fast", "big", { bytes: 11_000_000 })).rejects.toThrow("timed out awaiting tools/call after 0.4s");
-    expect((await manager.callTool("fast", "echo", { text: "still here" })).content[0]).toMatchObject({ text: "still here" });
+    // The server may still be pushing the 11 MB line: give the next call room on a loaded machine.
+    const next = await manager.callTool("fast", "echo", { text: "still here" }, { timeoutMs: 10_000 });
+    expect(next.content[0]).toMatchObject({ text: "still here" });
   });
 
   it("hides disabled tools and refuses them at call time", async () => {
