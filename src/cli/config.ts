@@ -101,6 +101,7 @@ const TOOL_KEYS = [
   "view_image",
   "update_plan",
   "test_sync_tool",
+  "shell_non_safe_exclusive",
   "exec_timeout_ms",
 ] as const;
 const RUNTIME_KEYS = ["max_concurrency", "truncation", "exec_timeout_ms"] as const;
@@ -120,6 +121,7 @@ function parseTools(s: Section): ToolsConfig {
     ["view_image", "viewImage"],
     ["update_plan", "updatePlan"],
     ["test_sync_tool", "testSyncTool"],
+    ["shell_non_safe_exclusive", "shellNonSafeExclusive"],
   ] as const;
   for (const [key, prop] of flags) {
     const v = s.boolean(key);

@@ -15,6 +15,8 @@ export interface ToolsConfig {
   testSyncTool?: boolean;
   /** Default 10_000. */
   execTimeoutMs?: number;
+  /** Strict policy: a shell call not known to be safe runs exclusively (DESIGN §9). Default false. */
+  shellNonSafeExclusive?: boolean;
   /** How long a dynamic tool call waits for the embedder's answer. Default 300_000. */
   dynamicToolTimeoutMs?: number;
 }

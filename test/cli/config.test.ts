@@ -14,6 +14,7 @@ grep_files = true
 view_image = false
 update_plan = true
 test_sync_tool = true
+shell_non_safe_exclusive = true
 
 [runtime]
 max_concurrency = 4
@@ -42,6 +43,7 @@ describe("loadCliConfig", () => {
         viewImage: false,
         updatePlan: true,
         testSyncTool: true,
+        shellNonSafeExclusive: true,
         execTimeoutMs: 5000,
       });
       expect(config.runtime).toEqual({ maxConcurrency: 4, truncation: { mode: "tokens", limit: 2500 } });

@@ -12,6 +12,47 @@ export const DEFAULT_KILL_GRACE_MS = 500;
 const POLL_MS = 10;
 /** How long to wait for pipes held open by a process that left our group (e.g. `setsid`). */
 const PIPE_DRAIN_MS = 100;
+/** Longest delay `setTimeout` honours; a larger one fires at once (Node clamps it to 1 ms). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * Process groups of commands still running. Each group is detached from the host, so neither
+ * the host's exit nor a Ctrl-C at its terminal reaches it. While a group is live: an `exit`
+ * listener SIGKILLs them all (`process.exit`); a SIGINT/SIGTERM/SIGHUP to the host is passed on
+ * to them, as the terminal would have done; and when nobody else handles that signal (its
+ * default action would end the host) they get SIGKILL and the signal is re-raised.
+ */
+const liveGroups = new Set<number>();
+const HOST_ENDING_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+
+const killLiveGroups = (): void => {
+  for (const pgid of liveGroups) signalProcessGroup(pgid, "SIGKILL");
+};
+
+function onHostSignal(signal: NodeJS.Signals): void {
+  for (const pgid of liveGroups) signalProcessGroup(pgid, signal);
+  // An embedder's own handler decides the rest; if it exits, the `exit` listener kills.
+  if (process.listenerCount(signal) > 1) return;
+  killLiveGroups();
+  liveGroups.clear();
+  setHostHooks(false);
+  process.kill(process.pid, signal);
+}
+
+function setHostHooks(on: boolean): void {
+  const method = on ? "on" : "off";
+  process[method]("exit", killLiveGroups);
+  for (const signal of HOST_ENDING_SIGNALS) process[method](signal, onHostSignal);
+}
+
+function trackGroup(pgid: number): void {
+  if (liveGroups.size === 0) setHostHooks(true);
+  liveGroups.add(pgid);
+}
+
+function untrackGroup(pgid: number): void {
+  if (liveGroups.delete(pgid) && liveGroups.size === 0) setHostHooks(false);
+}
 
 /** A command could not be started; the message is meant for the model. */
 export class ExecStartError extends Error {
@@ -204,6 +245,7 @@ export async function execCommand(opts: ExecOptions): Promise<ExecResult> {
     child.once("error", (err) => reject(startError(program, err)));
   });
   const pgid = child.pid as number;
+  trackGroup(pgid);
   child.stdout?.on("data", (chunk: Buffer) => opts.onOutput?.("stdout", chunk));
   child.stderr?.on("data", (chunk: Buffer) => opts.onOutput?.("stderr", chunk));
 
@@ -216,12 +258,14 @@ export async function execCommand(opts: ExecOptions): Promise<ExecResult> {
   const timer = setTimeout(() => {
     timedOut = true;
     kill();
-  }, opts.timeoutMs);
+  }, Math.min(opts.timeoutMs, MAX_TIMER_MS));
   const onAbort = (): void => {
     aborted = true;
     kill();
   };
   opts.signal?.addEventListener("abort", onAbort, { once: true });
+  // An abort while we waited for the `spawn` event fired no listener: act on it now.
+  if (opts.signal?.aborted) onAbort();
   try {
     const { code, signal } = await exited.catch(() => ({ code: null, signal: null }));
     const durationMs = performance.now() - start;
@@ -245,6 +289,7 @@ export async function execCommand(opts: ExecOptions): Promise<ExecResult> {
   } finally {
     clearTimeout(timer);
     opts.signal?.removeEventListener("abort", onAbort);
+    untrackGroup(pgid);
     child.stdout?.destroy();
     child.stderr?.destroy();
   }

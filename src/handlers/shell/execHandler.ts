@@ -1,3 +1,4 @@
+import type { ToolCall, ToolPayload } from "../../protocol/call.js";
 import { FunctionCallError } from "../../protocol/errors.js";
 import type { ToolOutput } from "../../protocol/output.js";
 import type { ToolHandler, ToolInvocation } from "../../registry/handler.js";
@@ -27,6 +28,16 @@ export interface ExecHandlerOptions {
   timeoutMs: number;
   /** SIGTERM -> SIGKILL grace on timeout and abort. */
   killGraceMs?: number;
+  /** Strict policy (`ToolsConfig.shellNonSafeExclusive`): a call not known to be safe runs exclusively. */
+  nonSafeExclusive?: boolean;
+}
+
+/**
+ * A known-safe command line with no environment of the model's choosing: variables such as
+ * `BASH_ENV`, `LD_PRELOAD` or `GIT_EXTERNAL_DIFF` make even `ls` or `git diff` run other code.
+ */
+function knownSafe(req: ExecRequest): boolean {
+  return (req.env === undefined || Object.keys(req.env).length === 0) && isKnownSafeCommand(req.argv);
 }
 
 /** Sized so that the capture holds what the policy shows of the head and tail, plus a char. */
@@ -50,15 +61,24 @@ export abstract class ExecHandler<Ctx = unknown> implements ToolHandler<Ctx> {
     }
   }
 
-  /** The command line the invocation asks for. */
-  protected abstract request(inv: ToolInvocation<Ctx>): ExecRequest;
+  /** The command line a call asks for; `args` are its parsed function arguments. */
+  protected abstract request(payload: ToolPayload, args: unknown): ExecRequest;
 
-  supportsParallel(): boolean {
-    return true;
+  supportsParallel(call: ToolCall): boolean {
+    if (!this.options.nonSafeExclusive) return true;
+    // Runs before argument validation: arguments that do not parse or have the wrong shape
+    // cannot be shown safe, so the call runs exclusively (it will fail validation anyway).
+    try {
+      const args: unknown = call.payload.kind === "function" ? JSON.parse(call.payload.arguments || "{}") : undefined;
+      const req = this.request(call.payload, args);
+      return Array.isArray(req.argv) && req.argv.every((a) => typeof a === "string") && knownSafe(req);
+    } catch {
+      return false;
+    }
   }
 
   isMutating(inv: ToolInvocation<Ctx>): boolean {
-    return !isKnownSafeCommand(this.request(inv).argv);
+    return !knownSafe(this.request(inv.payload, inv.args));
   }
 
   /** The bounded capture of an invocation's output (its size is what the call holds in memory). */
@@ -74,7 +94,7 @@ export abstract class ExecHandler<Ctx = unknown> implements ToolHandler<Ctx> {
   }
 
   async handle(inv: ToolInvocation<Ctx>): Promise<ToolOutput> {
-    const req = this.request(inv);
+    const req = this.request(inv.payload, inv.args);
     const { turn, callId, toolName } = inv;
     const timeoutMs = req.timeoutMs ?? this.options.timeoutMs;
     const capture = captureFor(turn.truncationPolicy);

@@ -12,7 +12,7 @@ export const DEFAULT_EXEC_TIMEOUT_MS = 10_000;
  */
 export function shellToolFactory(config: ToolsConfig): ToolRegistration[] {
   const mode = config.shell ?? "shell";
-  const options = { timeoutMs: config.execTimeoutMs ?? DEFAULT_EXEC_TIMEOUT_MS };
+  const options = { timeoutMs: config.execTimeoutMs ?? DEFAULT_EXEC_TIMEOUT_MS, nonSafeExclusive: config.shellNonSafeExclusive ?? false };
   switch (mode) {
     case false:
       return [];

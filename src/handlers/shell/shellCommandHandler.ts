@@ -1,4 +1,4 @@
-import type { ToolInvocation } from "../../registry/handler.js";
+import type { ToolPayload } from "../../protocol/call.js";
 import { ExecHandler, type ExecRequest } from "./execHandler.js";
 
 /** Arguments of a `shell_command` call (validated against `SHELL_COMMAND_SPEC`). */
@@ -20,8 +20,8 @@ export function userShell(env: NodeJS.ProcessEnv = process.env): string {
  * Classified like Codex: `[shell, -lc, script]` is safe when every plain command is.
  */
 export class ShellCommandHandler<Ctx = unknown> extends ExecHandler<Ctx> {
-  protected request(inv: ToolInvocation<Ctx>): ExecRequest {
-    const { command, workdir, login, timeout_ms: timeoutMs } = inv.args as ShellCommandArgs;
+  protected request(_payload: ToolPayload, args: unknown): ExecRequest {
+    const { command, workdir, login, timeout_ms: timeoutMs } = args as ShellCommandArgs;
     return {
       argv: [userShell(), login === false ? "-c" : "-lc", command],
       ...(workdir !== undefined && { workdir }),

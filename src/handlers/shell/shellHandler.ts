@@ -1,5 +1,4 @@
 import type { ToolPayload } from "../../protocol/call.js";
-import type { ToolInvocation } from "../../registry/handler.js";
 import { ExecHandler, type ExecRequest } from "./execHandler.js";
 
 /** Arguments of a `shell` function call (validated against `SHELL_SPEC`). */
@@ -18,12 +17,12 @@ export class ShellHandler<Ctx = unknown> extends ExecHandler<Ctx> {
     return payload.kind === "function" || payload.kind === "local_shell";
   }
 
-  protected request(inv: ToolInvocation<Ctx>): ExecRequest {
-    if (inv.payload.kind === "local_shell") {
-      const { command, workdir, timeoutMs, env } = inv.payload.params;
+  protected request(payload: ToolPayload, args: unknown): ExecRequest {
+    if (payload.kind === "local_shell") {
+      const { command, workdir, timeoutMs, env } = payload.params;
       return { argv: command, ...(workdir !== undefined && { workdir }), ...(timeoutMs !== undefined && { timeoutMs }), ...(env && { env }) };
     }
-    const { command, workdir, timeout_ms: timeoutMs } = inv.args as ShellArgs;
+    const { command, workdir, timeout_ms: timeoutMs } = args as ShellArgs;
     return { argv: command, ...(workdir !== undefined && { workdir }), ...(timeoutMs !== undefined && { timeoutMs }) };
   }
 }

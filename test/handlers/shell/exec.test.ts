@@ -1,13 +1,20 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { getEventListeners } from "node:events";
+import { existsSync } from "node:fs";
 import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { collect, TSX } from "../../cli/helpers.js";
 import {
   createTurnContext,
+  execCommand,
   FunctionCallError,
   ShellCommandHandler,
   ShellHandler,
   processAlive,
+  userShell,
   type ToolEvent,
   type ToolInvocation,
   type ToolOutput,
@@ -142,21 +149,92 @@ describe("shell handler with real processes", () => {
     expect(out).toMatchObject({ success: true });
   });
 
-  it("on abort kills the group and keeps the output seen so far", async () => {
+  it("on abort kills the group, background grandchild included, and keeps the output seen so far", async () => {
     const controller = new AbortController();
-    const { inv, events } = invocation({ command: ["bash", "-c", "echo $$; echo partial; sleep 30"] }, { signal: controller.signal });
+    const script = "sleep 30 & echo $$ $!; echo partial; sleep 30";
+    const { inv, events } = invocation({ command: ["bash", "-c", script] }, { signal: controller.signal });
     const running = shell.handle(inv);
-    // Abort once the output has arrived (the delta event carries it).
-    for (let i = 0; i < 2000 && !(shell.abortedOutput(inv) ?? "").includes("partial"); i++) {
-      await new Promise((r) => setTimeout(r, 5));
-    }
+    // Abort once the output has arrived.
+    await vi.waitFor(() => expect(shell.abortedOutput(inv) ?? "").toContain("partial"), { timeout: 5_000, interval: 5 });
     const seen = shell.abortedOutput(inv) ?? "";
-    expect(seen).toMatch(/^\d+\npartial\n$/);
+    const m = /^(\d+) (\d+)\npartial\n$/.exec(seen);
+    expect(m, seen).not.toBeNull();
     controller.abort();
     const out = await running;
-    expect(processAlive(Number(seen.split("\n")[0]))).toBe(false);
+    expect(processAlive(Number(m?.[1]))).toBe(false);
+    expect(processAlive(Number(m?.[2]))).toBe(false);
     expect(out).toMatchObject({ success: false });
     expect(events.at(-1)).toMatchObject({ type: "exec_command_end", aborted: true });
+    expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
+  });
+
+  it("acts on an abort that arrives while the process is being spawned", async () => {
+    const controller = new AbortController();
+    // The synchronous part of execCommand has spawned and now awaits the `spawn` event.
+    const running = execCommand({ argv: ["sleep", "30"], cwd: dir, timeoutMs: 60_000, signal: controller.signal, killGraceMs: 200 });
+    controller.abort();
+    const result = await running;
+    expect(result).toMatchObject({ aborted: true, timedOut: false });
+    expect(processAlive(result.pid as number)).toBe(false);
+  });
+
+  it("removes its abort and exit listeners when the call ends (normal end, timeout, spawn failure)", async () => {
+    const controller = new AbortController();
+    const { signal } = controller;
+    const exitListeners = process.listenerCount("exit");
+    await shell.handle(invocation({ command: ["true"] }, { signal }).inv);
+    await shell.handle(invocation({ command: ["sleep", "30"], timeout_ms: 50 }, { signal }).inv);
+    await shell.handle(invocation({ command: ["definitely-not-a-command-xyz"] }, { signal }).inv).catch(() => undefined);
+    expect(getEventListeners(signal, "abort")).toHaveLength(0);
+    expect(process.listenerCount("exit")).toBe(exitListeners);
+  });
+
+  it("honours a timeout beyond setTimeout's range instead of firing at once", async () => {
+    const { inv } = invocation({ command: ["bash", "-c", "sleep 0.1; echo done"], timeout_ms: 2 ** 31 + 1_000 });
+    const out = await shell.handle(inv);
+    expect(parts(body(out))).toEqual({ exit: "0", rest: "Output:\ndone\n" });
+  });
+
+  describe("host process ending while a command runs", () => {
+    const fixture = path.join(path.dirname(fileURLToPath(import.meta.url)), "fixtures", "exitWhileRunning.ts");
+
+    /** Runs the fixture host, `end`s it once it printed the pids, and checks no process of the group survived. */
+    async function hostEnds(mode: "exit" | "wait" | "handled", end: (host: ChildProcess) => void) {
+      const host = spawn(process.execPath, ["--import", TSX, fixture, mode], { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
+      const result = collect(host);
+      await new Promise<void>((resolve) => {
+        let printed = "";
+        host.stdout?.on("data", (chunk: string) => (printed += chunk).includes("\n") && resolve());
+        host.once("close", () => resolve());
+      });
+      end(host);
+      // A host that did not end (a failing test) is ended by a signal it cannot ignore here.
+      const guard = setTimeout(() => host.kill("SIGTERM"), 10_000);
+      const { code, signal, stdout, stderr } = await result.finally(() => clearTimeout(guard));
+      const m = /^(\d+) (\d+)\n$/.exec(stdout);
+      expect(m, `${stdout}${stderr}`).not.toBeNull();
+      const pids = [Number(m?.[1]), Number(m?.[2])];
+      try {
+        // The kill was under way before the host ended; the kernel finishes the job.
+        await vi.waitFor(() => expect(pids.map(processAlive)).toEqual([false, false]), { timeout: 3_000, interval: 10 });
+      } finally {
+        for (const pid of pids) signalIfAlive(pid);
+      }
+      return { code, signal };
+    }
+
+    it("kills running process groups on process.exit", async () => {
+      expect(await hostEnds("exit", () => undefined)).toEqual({ code: 0, signal: null });
+    });
+
+    it.each(["SIGINT", "SIGTERM"] as const)("kills running process groups on an unhandled %s, then ends by it", async (sig) => {
+      expect(await hostEnds("wait", (host) => host.kill(sig))).toEqual({ code: null, signal: sig });
+    });
+
+    it("passes a SIGINT the host handles itself on to the command, as a terminal would", async () => {
+      // The foreground sleep dies of it, so does the shell; the call ends and kills the rest.
+      expect(await hostEnds("handled", (host) => host.kill("SIGINT"))).toEqual({ code: 0, signal: null });
+    });
   });
 
   it("bounds a 50 MB output: exact truncated format, bounded retained bytes", async () => {
@@ -191,18 +269,71 @@ describe("shell handler with real processes", () => {
     expect(shell.isMutating(invocation({ command: ["ls", "-la"] }).inv)).toBe(false);
     expect(shell.isMutating(invocation({ command: ["bash", "-lc", "ls && touch x"] }).inv)).toBe(true);
   });
+
+  it("does not trust a known-safe command run with an environment the model chose", async () => {
+    const localShell = (command: string[], env?: Record<string, string>): ToolInvocation => ({
+      ...invocation(undefined).inv,
+      payload: { kind: "local_shell", params: { command, ...(env && { env }) } },
+    });
+    expect(shell.isMutating(localShell(["bash", "-lc", "ls"]))).toBe(false);
+    expect(shell.isMutating(localShell(["bash", "-lc", "ls"], {}))).toBe(false);
+    // BASH_ENV is sourced by a non-interactive bash: this "ls" writes a file.
+    const hook = path.join(dir, "bash-env.sh");
+    await writeFile(hook, `touch ${path.join(dir, "bash-env-ran")}\n`);
+    const inv = localShell(["bash", "-lc", "ls"], { BASH_ENV: hook });
+    expect(shell.isMutating(inv)).toBe(true);
+    await shell.handle(inv);
+    expect(existsSync(path.join(dir, "bash-env-ran"))).toBe(true);
+  });
 });
+
+/** Leftovers of a failed test must not outlive it. */
+function signalIfAlive(pid: number): void {
+  try {
+    process.kill(pid, "SIGKILL");
+  } catch {
+    // already gone
+  }
+}
 
 describe("shell_command handler", () => {
   const handler = new ShellCommandHandler({ timeoutMs: 10_000 });
+  const savedShell = process.env["SHELL"];
+  /** Runs `fn` with `$SHELL` set to `shell` (undefined: unset). */
+  async function withShell<T>(shell: string | undefined, fn: () => T | Promise<T>): Promise<T> {
+    if (shell === undefined) delete process.env["SHELL"];
+    else process.env["SHELL"] = shell;
+    try {
+      return await fn();
+    } finally {
+      if (savedShell === undefined) delete process.env["SHELL"];
+      else process.env["SHELL"] = savedShell;
+    }
+  }
 
   it("runs the script with the user's shell", async () => {
     const { inv } = invocation({ command: "echo one | tr a-z A-Z && echo $((1+2))", login: false }, { toolName: "shell_command" });
-    expect(parts(body(await handler.handle(inv)))).toEqual({ exit: "0", rest: "Output:\nONE\n3\n" });
+    expect(parts(body(await withShell("/bin/bash", () => handler.handle(inv))))).toEqual({ exit: "0", rest: "Output:\nONE\n3\n" });
   });
 
-  it("classifies the script like bash -lc", () => {
-    expect(handler.isMutating(invocation({ command: "ls | wc -l" }).inv)).toBe(process.env["SHELL"]?.endsWith("fish") ?? false);
-    expect(handler.isMutating(invocation({ command: "rm -rf x" }).inv)).toBe(true);
+  it("runs $SHELL with -lc by default and -c when login is false; /bin/bash without $SHELL", async () => {
+    const fake = path.join(dir, "fake-shell");
+    await writeFile(fake, '#!/bin/sh\nprintf "%s|" "$0" "$@"\n');
+    await chmod(fake, 0o755);
+    const run = async (args: unknown) => body(await handler.handle(invocation(args, { toolName: "shell_command" }).inv));
+    expect(await withShell(fake, () => run({ command: "echo hi" }))).toMatch(/\nOutput:\n[^\n]*fake-shell\|-lc\|echo hi\|$/);
+    expect(await withShell(fake, () => run({ command: "echo hi", login: false }))).toMatch(/\nOutput:\n[^\n]*fake-shell\|-c\|echo hi\|$/);
+    expect(userShell({})).toBe("/bin/bash");
+    expect(userShell({ SHELL: " " })).toBe("/bin/bash");
+    expect(userShell({ SHELL: "/bin/zsh" })).toBe("/bin/zsh");
+  });
+
+  it("classifies the script like bash -lc", async () => {
+    await withShell("/bin/bash", () => {
+      expect(handler.isMutating(invocation({ command: "ls | wc -l" }).inv)).toBe(false);
+      expect(handler.isMutating(invocation({ command: "rm -rf x" }).inv)).toBe(true);
+    });
+    // A shell whose syntax we do not parse is never known-safe.
+    await withShell("/usr/bin/fish", () => expect(handler.isMutating(invocation({ command: "ls" }).inv)).toBe(true));
   });
 });

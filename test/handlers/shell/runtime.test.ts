@@ -10,6 +10,7 @@ import {
   specName,
   ToolCallRuntime,
   ToolRouter,
+  type ToolCall,
   type ToolEvent,
 } from "../../../src/index.js";
 
@@ -28,8 +29,12 @@ const call = (callId: string, args: unknown, name = "shell") => ({
   arguments: JSON.stringify(args),
 });
 
-async function setup(opts: { gate?: ReadinessFlag; shell?: "shell" | "shell_command" } = {}) {
-  const router = await ToolRouter.fromConfig({ shell: opts.shell ?? "shell", execTimeoutMs: 10_000 });
+async function setup(opts: { gate?: ReadinessFlag; shell?: "shell" | "shell_command"; shellNonSafeExclusive?: boolean } = {}) {
+  const router = await ToolRouter.fromConfig({
+    shell: opts.shell ?? "shell",
+    execTimeoutMs: 10_000,
+    shellNonSafeExclusive: opts.shellNonSafeExclusive ?? false,
+  });
   const events: ToolEvent[] = [];
   const turn = createTurnContext({ cwd: dir, onEvent: (e) => events.push(e), ...(opts.gate ? { toolCallGate: opts.gate } : {}) });
   return { router, runtime: new ToolCallRuntime(router, turn), events };
@@ -61,6 +66,28 @@ describe("shell tools through the router and runtime", () => {
     expect(outcomes[1]?.item).toMatchObject({ call_id: "b", output: expect.stringMatching(/Output:\nb.marker saw a.marker\n$/) });
   });
 
+  it("under shellNonSafeExclusive, a call not known to be safe runs alone", async () => {
+    const { router, runtime, events } = await setup({ shellNonSafeExclusive: true });
+    const parallel = (args: unknown) => router.callSupportsParallel(router.buildToolCall(call("p", args)) as ToolCall);
+    expect(parallel({ command: ["ls", "-la"] })).toBe(true);
+    expect(parallel({ command: ["bash", "-lc", "git status && ls"] })).toBe(true);
+    expect(parallel({ command: ["touch", "x"] })).toBe(false);
+    expect(parallel({ command: "not an array" })).toBe(false);
+    const local = router.buildToolCall({ type: "local_shell_call", call_id: "l", action: { type: "exec", command: ["rm", "x"] } });
+    expect(router.callSupportsParallel(local as ToolCall)).toBe(false);
+    // Each waits a while for the other's marker: overlapping calls would see each other.
+    const wait = (mine: string, theirs: string) =>
+      `touch ${mine}; for i in $(seq 40); do [ -f ${theirs} ] && break; sleep 0.02; done; ` +
+      `if [ -f ${theirs} ]; then echo ${mine} saw ${theirs}; else echo ${mine} alone; fi`;
+    runtime.submit(call("x1", { command: ["bash", "-c", wait("x1.marker", "x2.marker")] }));
+    runtime.submit(call("x2", { command: ["bash", "-c", wait("x2.marker", "x1.marker")] }));
+    const [x1, x2] = await runtime.drain();
+    expect(x1).toMatchObject({ output: expect.stringMatching(/Output:\nx1.marker alone\n$/) });
+    expect(x2).toMatchObject({ output: expect.stringMatching(/Output:\nx2.marker saw x1.marker\n$/) });
+    const at = (type: string, callId: string) => events.findIndex((e) => e.type === type && e.callId === callId);
+    expect(at("tool_call_begin", "x2")).toBeGreaterThan(at("tool_call_end", "x1"));
+  });
+
   it("runs ls while the gate is closed; touch waits for it", async () => {
     const gate = new ReadinessFlag();
     const token = gate.subscribe();
@@ -77,9 +104,9 @@ describe("shell tools through the router and runtime", () => {
     expect(existsSync(file)).toBe(true);
   });
 
-  it("abort answers within 100 ms with the output seen so far, and the process dies", async () => {
+  it("abort answers within 100 ms with the output seen so far, and the group dies, grandchild included", async () => {
     const { runtime, events } = await setup();
-    runtime.submit(call("long", { command: ["bash", "-c", "echo $$; echo partial; sleep 30"] }));
+    runtime.submit(call("long", { command: ["bash", "-c", "sleep 30 & echo $$ $!; echo partial; sleep 30"] }));
     await vi.waitFor(
       () => {
         const text = events.flatMap((e) => (e.type === "exec_command_output_delta" ? [e.chunk] : [])).join("");
@@ -93,10 +120,10 @@ describe("shell tools through the router and runtime", () => {
     expect(performance.now() - started).toBeLessThan(100);
     expect(outcome).toMatchObject({ aborted: true, success: false });
     const output = (outcome?.item as { output: string }).output;
-    const m = /^Wall time: \d+\.\d seconds\naborted by user\nOutput:\n(\d+)\npartial\n$/.exec(output);
+    const m = /^Wall time: \d+\.\d seconds\naborted by user\nOutput:\n(\d+) (\d+)\npartial\n$/.exec(output);
     expect(m, output).not.toBeNull();
-    const pid = Number(m?.[1]);
-    await vi.waitFor(() => expect(processAlive(pid)).toBe(false), { timeout: 3_000, interval: 10 });
+    const pids = [Number(m?.[1]), Number(m?.[2])];
+    await vi.waitFor(() => expect(pids.map(processAlive)).toEqual([false, false]), { timeout: 3_000, interval: 10 });
     await vi.waitFor(() => expect(events.some((e) => e.type === "exec_command_end" && e.aborted)).toBe(true), { timeout: 3_000 });
   });
 

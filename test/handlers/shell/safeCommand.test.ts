@@ -108,6 +108,13 @@ const UNSAFE: string[][] = [
   ["fish", "-c", "ls"],
   ["bash", "-x", "ls"],
   ["bash", "-lc", "echo 'unterminated"],
+  // Codex command_safety/is_dangerous_command.rs: dangerous commands are never known-safe.
+  ["git", "reset"],
+  ["bash", "-lc", "git reset --hard"],
+  ["zsh", "-lc", "git reset --hard"],
+  ["sudo", "git", "reset", "--hard"],
+  ["/usr/bin/git", "reset", "--hard"],
+  ["rm", "-f", "/"],
 ];
 
 describe("isKnownSafeCommand", () => {
