@@ -1,6 +1,7 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, realpath, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { afterEach, beforeEach } from "vitest";
 import {
   createTurnContext,
   specName,
@@ -66,4 +67,15 @@ export async function callTool(
 export async function tempDir(): Promise<{ dir: string; cleanup: () => Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), "toolcall-"));
   return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/** A fresh temp dir for each test (its real path, symlinks resolved), removed afterwards. */
+export function useTempDir(onCreate: (dir: string) => void): void {
+  let cleanup: (() => Promise<void>) | undefined;
+  beforeEach(async () => {
+    const made = await tempDir();
+    cleanup = made.cleanup;
+    onCreate(await realpath(made.dir));
+  });
+  afterEach(() => cleanup?.());
 }

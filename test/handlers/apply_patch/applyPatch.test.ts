@@ -1,17 +1,12 @@
-import { chmod, mkdir, readdir, readFile, readlink, realpath, stat, symlink, writeFile } from "node:fs/promises";
+import { chmod, mkdir, readdir, readFile, readlink, stat, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import fc from "fast-check";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { applyPatch, PatchApplyError } from "../../../src/handlers/apply_patch/index.js";
-import { tempDir } from "../toolHarness.js";
+import { useTempDir } from "../toolHarness.js";
 
 let dir: string;
-let cleanup: () => Promise<void>;
-beforeEach(async () => {
-  ({ dir, cleanup } = await tempDir());
-  dir = await realpath(dir);
-});
-afterEach(() => cleanup());
+useTempDir((d) => (dir = d));
 
 const patch = (...body: string[]): string => `*** Begin Patch\n${body.join("\n")}\n*** End Patch\n`;
 const apply = (text: string) => applyPatch(text, { cwd: dir });

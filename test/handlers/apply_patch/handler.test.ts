@@ -1,6 +1,6 @@
-import { readFile, realpath, writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   APPLY_PATCH_LARK_GRAMMAR,
   createTurnContext,
@@ -12,15 +12,10 @@ import {
   type ToolsConfig,
 } from "../../../src/index.js";
 import { flush } from "../../support/harness.js";
-import { functionCall, tempDir } from "../toolHarness.js";
+import { functionCall, useTempDir } from "../toolHarness.js";
 
 let dir: string;
-let cleanup: () => Promise<void>;
-beforeEach(async () => {
-  ({ dir, cleanup } = await tempDir());
-  dir = await realpath(dir);
-});
-afterEach(() => cleanup());
+useTempDir((d) => (dir = d));
 
 const ADD_HELLO = "*** Begin Patch\n*** Add File: hello.txt\n+Hello, world!\n*** End Patch\n";
 const SUCCESS = "Success. Updated the following files:\nA hello.txt\n";

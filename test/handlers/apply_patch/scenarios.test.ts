@@ -1,9 +1,9 @@
-import { cp, readdir, readFile, realpath, stat } from "node:fs/promises";
+import { cp, readdir, readFile, stat } from "node:fs/promises";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { applyPatchToolFactory } from "../../../src/handlers/apply_patch/handler.js";
-import { fromFactory, runtimeOf, tempDir } from "../toolHarness.js";
+import { fromFactory, runtimeOf, useTempDir } from "../toolHarness.js";
 
 /**
  * Every scenario of Codex `codex-rs/apply-patch/tests/fixtures/scenarios/` (copied into
@@ -79,12 +79,7 @@ async function snapshot(root: string): Promise<Record<string, string>> {
 const scenarioNames = (await readdir(SCENARIOS, { withFileTypes: true })).filter((e) => e.isDirectory()).map((e) => e.name).sort();
 
 let dir: string;
-let cleanup: () => Promise<void>;
-beforeEach(async () => {
-  ({ dir, cleanup } = await tempDir());
-  dir = await realpath(dir);
-});
-afterEach(() => cleanup());
+useTempDir((d) => (dir = d));
 
 describe("Codex apply-patch scenarios", () => {
   it("has an expectation for every scenario directory, and a directory for every expectation", () => {
