@@ -12,6 +12,10 @@ export type Release = () => void;
  */
 export class SharedExclusiveLock {
   private readonly semaphore: Semaphore;
+  /** Requests handed to the semaphore and not yet seen granted: while any exist, nobody cuts in. */
+  private waiting = 0;
+  private readonly releaseShared: Release = () => this.semaphore.release(1);
+  private readonly releaseExclusive: Release = () => this.semaphore.release(this.capacity);
 
   constructor(readonly capacity: number) {
     this.semaphore = new Semaphore(capacity);
@@ -22,8 +26,26 @@ export class SharedExclusiveLock {
     (this.semaphore as unknown as { _drainUnlockWaiters: () => void })._drainUnlockWaiters = () => undefined;
   }
 
-  /** Resolves with `[permits left, release]` once granted. */
-  acquire(exclusive: boolean): Promise<[number, Release]> {
-    return this.semaphore.acquire(exclusive ? this.capacity : 1);
+  /**
+   * Takes the permits at once when nothing is queued and enough are free, so an uncontended
+   * call skips the semaphore's promise round trip; null means: queue with `acquire`.
+   */
+  tryAcquire(exclusive: boolean): Release | null {
+    const weight = exclusive ? this.capacity : 1;
+    const free = this.semaphore.getValue();
+    if (this.waiting > 0 || free < weight) return null;
+    this.semaphore.setValue(free - weight);
+    return exclusive ? this.releaseExclusive : this.releaseShared;
+  }
+
+  /** Queues behind every earlier request; resolves with the release once granted. */
+  async acquire(exclusive: boolean): Promise<Release> {
+    this.waiting++;
+    try {
+      const [, release] = await this.semaphore.acquire(exclusive ? this.capacity : 1);
+      return release;
+    } finally {
+      this.waiting--;
+    }
   }
 }

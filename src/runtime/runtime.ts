@@ -258,14 +258,18 @@ export class ToolCallRuntime<Ctx = unknown> {
 
   /** Requests the lock synchronously (so queue order is call order), then runs the call holding it. */
   private async run(record: CallRecord<Ctx>, parallel: boolean): Promise<void> {
-    let release: Release;
-    try {
-      [, release] = await this.lock.acquire(!parallel);
-    } catch (err) {
-      this.live.delete(record);
-      return this.finishWithError(record, err);
+    let release = this.lock.tryAcquire(!parallel);
+    if (release) {
+      record.lockGrantedAt = record.submittedAt;
+    } else {
+      try {
+        release = await this.lock.acquire(!parallel);
+      } catch (err) {
+        this.live.delete(record);
+        return this.finishWithError(record, err);
+      }
+      record.lockGrantedAt = now();
     }
-    record.lockGrantedAt = now();
     if (record.settled || record.aborted) {
       // Aborted while queued: it never starts, and its turn in the queue ends here.
       this.live.delete(record);
