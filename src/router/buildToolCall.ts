@@ -1,6 +1,6 @@
 import type { ToolCall } from "../protocol/call.js";
 import { FunctionCallError } from "../protocol/errors.js";
-import type { McpToolSource } from "../registry/mcpSource.js";
+import type { McpToolRef } from "../registry/mcpSource.js";
 
 type Raw = Record<string, unknown>;
 
@@ -66,7 +66,7 @@ function localShellCall(item: Raw): ToolCall {
  * Model output item -> `ToolCall`; null for items that are not tool calls. Throws
  * `FunctionCallError` for tool items it cannot turn into a call.
  */
-export function buildToolCall(item: unknown, mcp: McpToolSource | undefined): ToolCall | null {
+export function buildToolCall(item: unknown, resolveMcp: (name: string) => McpToolRef | undefined): ToolCall | null {
   if (!isRecord(item)) return null;
   switch (item["type"]) {
     case "function_call": {
@@ -76,7 +76,7 @@ export function buildToolCall(item: unknown, mcp: McpToolSource | undefined): To
       if (typeof args !== "string") {
         throw FunctionCallError.respondToModel("failed to parse function arguments: arguments must be a JSON string");
       }
-      const ref = mcp?.resolve(name);
+      const ref = resolveMcp(name);
       if (ref) {
         return { toolName: name, callId: id, payload: { kind: "mcp", server: ref.server, tool: ref.tool, rawArguments: args } };
       }

@@ -7,7 +7,7 @@ import type { ConfiguredToolSpec } from "../protocol/spec.js";
 import type { TurnContext } from "../turn/context.js";
 import { parseArguments, SchemaValidatorCache, validateArguments, type ArgumentValidator } from "../registry/arguments.js";
 import { handlerMatchesKind, type ToolHandler, type ToolInvocation } from "../registry/handler.js";
-import type { McpToolSource } from "../registry/mcpSource.js";
+import type { McpToolRef, McpToolSource } from "../registry/mcpSource.js";
 import type { DynamicToolSpec, ToolsConfig } from "../registry/config.js";
 import { toolFactory, type ToolFactoryContext, type ToolRegistration } from "../registry/factory.js";
 import { ToolRegistryBuilder } from "../registry/builder.js";
@@ -37,6 +37,9 @@ const now = (): number => performance.now();
 /** Turns model items into calls and dispatches calls to their handlers (Codex `ToolRouter`). */
 export class ToolRouter<Ctx = unknown> {
   private readonly validators: SchemaValidatorCache;
+  private readonly logger: Logger | undefined;
+  /** MCP tools shadowed by a registered tool of the same name, each reported once. */
+  private readonly shadowed = new Set<string>();
 
   constructor(
     private readonly registry: ToolRegistry<Ctx>,
@@ -45,6 +48,7 @@ export class ToolRouter<Ctx = unknown> {
     opts: { logger?: Logger } = {},
   ) {
     this.validators = new SchemaValidatorCache(opts.logger);
+    this.logger = opts.logger;
   }
 
   /**
@@ -77,13 +81,27 @@ export class ToolRouter<Ctx = unknown> {
 
   /** Every tool offered to the model now: registered specs, then the MCP tools listed now. */
   specs(): ConfiguredToolSpec[] {
-    return this.mcp ? [...this.configuredSpecs, ...this.mcp.configuredSpecs()] : [...this.configuredSpecs];
+    if (!this.mcp) return [...this.configuredSpecs];
+    const mcpSpecs = this.mcp.configuredSpecs().filter((c) => {
+      const name = specName(c.spec);
+      if (!this.registry.lookup(name)) return true;
+      if (!this.shadowed.has(name)) {
+        this.shadowed.add(name);
+        this.logger?.warn({ toolName: name }, "an MCP tool has the name of a registered tool; the registered tool is offered");
+      }
+      return false;
+    });
+    return [...this.configuredSpecs, ...mcpSpecs];
   }
 
   /** Null for items that are not tool calls; throws `FunctionCallError` for broken tool items. */
   buildToolCall(item: ResponseItem | UnknownItem): ToolCall | null {
-    return buildToolCall(item, this.mcp);
+    return buildToolCall(item, this.resolveMcp);
   }
+
+  /** A registered tool wins over an MCP tool listed later under the same name. */
+  private readonly resolveMcp = (name: string): McpToolRef | undefined =>
+    this.mcp && !this.registry.lookup(name) ? this.mcp.resolve(name) : undefined;
 
   /** By spec; an unknown name is not parallel-safe. */
   toolSupportsParallel(toolName: string): boolean {
@@ -133,10 +151,14 @@ export class ToolRouter<Ctx = unknown> {
         throw FunctionCallError.fatal(`tool ${call.toolName} invoked with incompatible payload`);
       }
       const invocation = new Invocation(call, invocationArgs(call, resolved.validate), opts);
-      if (handler.isMutating && (await handler.isMutating(invocation))) {
-        const gateStart = now();
-        await turn.toolCallGate.waitReady(opts.signal);
-        timing.gateWaitMs = now() - gateStart;
+      if (handler.isMutating) {
+        if (await handler.isMutating(invocation)) {
+          const gateStart = now();
+          await turn.toolCallGate.waitReady(opts.signal);
+          timing.gateWaitMs = now() - gateStart;
+        }
+        // The call may have been aborted while the classification was pending: never start it then.
+        opts.signal.throwIfAborted();
       }
       const handlerStart = now();
       opts.onStart?.(invocation, handler, handlerStart);

@@ -224,10 +224,12 @@ export class ToolCallRuntime<Ctx = unknown> {
       this.pending.push(this.start(call, submittedAt));
       return;
     }
-    // Known call id, but the item could not become a call: answer it with the error.
+    // Known call id, but the item could not become a call: answer it with the error (or, once
+    // the turn is aborted, with the aborted output like every other late submit).
     const placeholder = placeholderCall(item, callId);
     const record = new CallRecord<Ctx>(placeholder, submittedAt, this.turn, this.context);
     this.pending.push(record);
+    if (this.aborted) return this.settleAborted(record);
     this.finish(record, failureItem(placeholder, errorText(buildError) ?? "invalid tool call", this.turn.truncationPolicy), false, false);
   }
 

@@ -3,3 +3,4 @@ export * from "./events.js";
 export * from "./truncation.js";
 export * from "./context.js";
 export * from "./dynamicCalls.js";
+export * from "./deadline.js";

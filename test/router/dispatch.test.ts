@@ -199,3 +199,32 @@ describe("ToolRouter parallel flags", () => {
     expect(excl.callSupportsParallel(excl.buildToolCall(fc("1", "t"))!)).toBe(false);
   });
 });
+
+describe("ToolRouter with an MCP tool source", () => {
+  it("a registered tool wins over an MCP tool listed under the same name, and is offered once", async () => {
+    const mcpHandler: ToolHandler = { kind: "mcp", handle: async () => ({ kind: "mcp", result: { content: [{ type: "text", text: "from mcp" }] } }) };
+    const mcp = {
+      handler: mcpHandler,
+      resolve: (name: string) => (name === "dup" || name === "mcp__s__only" ? { server: "s", tool: name, supportsParallel: true } : undefined),
+      configuredSpecs: () => [
+        { spec: { type: "function" as const, name: "dup", description: "mcp", parameters: { type: "object" } }, supportsParallelToolCalls: true },
+        { spec: { type: "function" as const, name: "mcp__s__only", description: "mcp", parameters: { type: "object" } }, supportsParallelToolCalls: true },
+      ],
+    };
+    const { specs, registry } = new ToolRegistryBuilder()
+      .pushSpec({ type: "function", name: "dup", description: "registered", parameters: { type: "object" } })
+      .registerHandler("dup", returning({ kind: "function", body: "registered" }))
+      .build();
+    const router = new ToolRouter(registry, specs, mcp);
+    expect(router.specs().map((c) => (c.spec.type === "function" ? `${c.spec.name}:${c.spec.description}` : ""))).toEqual([
+      "dup:registered",
+      "mcp__s__only:mcp",
+    ]);
+    const dup = router.buildToolCall(fc("1", "dup"))!;
+    expect(dup.payload.kind).toBe("function");
+    expect((await router.dispatch(dup, opts())).item).toMatchObject({ output: "registered" });
+    const only = router.buildToolCall(fc("2", "mcp__s__only"))!;
+    expect(only.payload).toMatchObject({ kind: "mcp", server: "s" });
+    expect((await router.dispatch(only, opts())).item).toMatchObject({ output: "from mcp" });
+  });
+});

@@ -189,4 +189,36 @@ describe("abort", () => {
     h.release("b");
     expect((await b).success).toBe(true);
   });
+
+  it("a call aborted while its mutating classification is pending never starts", async () => {
+    const classified = deferred<boolean>();
+    let handled = false;
+    const handler: ToolHandler = {
+      kind: "function",
+      isMutating: () => classified.promise,
+      async handle() {
+        handled = true;
+        return { kind: "function", body: "ran" };
+      },
+    };
+    const { runtime, events } = makeRuntime([{ name: "slowclass", handler, parallel: true }]);
+    runtime.submit(fc("s", "slowclass"));
+    await flush(3);
+    runtime.abort();
+    classified.resolve(false);
+    const [out] = await runtime.drainOutcomes();
+    await flush(5);
+    expect(out).toMatchObject({ aborted: true });
+    expect(handled).toBe(false);
+    expect(events.some((e) => e.type === "tool_call_begin")).toBe(false);
+  });
+
+  it("an item that cannot become a call, submitted after abort, gets the aborted output", async () => {
+    const { runtime } = makeRuntime([]);
+    runtime.abort();
+    runtime.submit(fc("late", "anything", 42));
+    expect(await runtime.drainOutcomes()).toEqual([
+      expect.objectContaining({ callId: "late", aborted: true, item: expect.objectContaining({ output: "aborted by user after 0.1s" }) }),
+    ]);
+  });
 });

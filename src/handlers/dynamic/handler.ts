@@ -1,6 +1,7 @@
 import { FunctionCallError } from "../../protocol/errors.js";
 import type { ToolOutput } from "../../protocol/output.js";
 import { emitEvent } from "../../turn/events.js";
+import { deadline } from "../../turn/deadline.js";
 import { dynamicCallBroker } from "../../turn/dynamicCalls.js";
 import type { ToolHandler, ToolInvocation } from "../../registry/handler.js";
 import type { ToolFactory } from "../../registry/factory.js";
@@ -24,18 +25,20 @@ export class DynamicToolHandler implements ToolHandler {
   }
 
   async handle(inv: ToolInvocation): Promise<ToolOutput> {
-    const timeout = AbortSignal.timeout(this.timeoutMs);
+    const limit = deadline(inv.signal, this.timeoutMs);
     // Waiting starts before the event so an embedder answering inside `onEvent` is heard.
-    const answer = dynamicCallBroker(inv.turn).wait(inv.callId, AbortSignal.any([inv.signal, timeout]));
+    const answer = dynamicCallBroker(inv.turn).wait(inv.callId, limit.signal);
     emitEvent(inv.turn, { type: "dynamic_tool_call_request", callId: inv.callId, toolName: inv.toolName, arguments: inv.args });
     try {
       const { success, contentItems } = await answer;
       return { kind: "function", body: contentItems, success };
     } catch (err) {
-      if (inv.signal.aborted || !timeout.aborted) throw err;
+      if (!limit.expired) throw err;
       throw FunctionCallError.respondToModel(
         `dynamic tool ${inv.toolName} got no response within ${formatSeconds(this.timeoutMs)}s`,
       );
+    } finally {
+      limit.dispose();
     }
   }
 }

@@ -6,6 +6,7 @@ import type { FunctionToolSpec } from "../../protocol/spec.js";
 import type { ToolHandler, ToolInvocation } from "../../registry/handler.js";
 import type { ToolFactory } from "../../registry/factory.js";
 import type { ToolsConfig } from "../../registry/config.js";
+import { deadline } from "../../turn/deadline.js";
 import { newestFirst, searchWithJs, type SearchRequest } from "./fallback.js";
 import { findRipgrep, runRipgrep } from "./ripgrep.js";
 
@@ -78,8 +79,8 @@ export class GrepFilesHandler implements ToolHandler {
 
     const rg = this.opts.ripgrep === undefined ? await findRipgrep() : this.opts.ripgrep || null;
     const timeoutMs = this.opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    const timeout = AbortSignal.timeout(timeoutMs);
-    const signal = AbortSignal.any([inv.signal, timeout]);
+    const limit = deadline(inv.signal, timeoutMs);
+    const { signal } = limit;
     const req: SearchRequest = { pattern, include, root, signal };
     let results: string[];
     try {
@@ -88,9 +89,11 @@ export class GrepFilesHandler implements ToolHandler {
     } catch (err) {
       if (inv.signal.aborted || err instanceof FunctionCallError) throw err;
       const seconds = Math.round(timeoutMs / 100) / 10;
-      if (timeout.aborted) throw fail(`${rg ? "rg" : "grep_files"} timed out after ${seconds} seconds`);
+      if (limit.expired) throw fail(`${rg ? "rg" : "grep_files"} timed out after ${seconds} seconds`);
       if (err instanceof SyntaxError) throw fail(`invalid pattern: ${err.message}`);
       throw err;
+    } finally {
+      limit.dispose();
     }
     if (results.length === 0) return { kind: "function", body: "No matches found.", success: false };
     return { kind: "function", body: results.join("\n"), success: true };

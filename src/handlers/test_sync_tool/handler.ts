@@ -5,6 +5,7 @@ import type { FunctionToolSpec } from "../../protocol/spec.js";
 import type { ToolHandler, ToolInvocation } from "../../registry/handler.js";
 import type { ToolFactory } from "../../registry/factory.js";
 import type { ToolsConfig } from "../../registry/config.js";
+import { deadline } from "../../turn/deadline.js";
 import { Barrier } from "./barrier.js";
 
 const DEFAULT_BARRIER_TIMEOUT_MS = 1000;
@@ -66,8 +67,13 @@ async function waitOnBarrier(args: NonNullable<TestSyncArgs["barrier"]>, signal:
   }
   // Every arrival leaves the map in a state a later call can use: the opening arrival removes the barrier.
   if (barrier.arrived + 1 >= barrier.participants) barriers.delete(args.id);
-  const timeout = AbortSignal.timeout(timeoutMs);
-  const opened = await barrier.wait(AbortSignal.any([signal, timeout]));
+  const limit = deadline(signal, timeoutMs);
+  let opened: boolean;
+  try {
+    opened = await barrier.wait(limit.signal);
+  } finally {
+    limit.dispose();
+  }
   if (opened) return;
   if (barrier.arrived === 0 && barriers.get(args.id) === barrier) barriers.delete(args.id);
   signal.throwIfAborted();

@@ -1,0 +1,38 @@
+/** Longest delay `setTimeout` honours; a larger one fires at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+export interface Deadline {
+  /** Aborts when the parent signal does, or when the time is up. */
+  readonly signal: AbortSignal;
+  /** True once the time ran out (rather than the parent aborting). */
+  readonly expired: boolean;
+  /** Stops the timer and unhooks from the parent; call when the work is done. */
+  dispose(): void;
+}
+
+/**
+ * `signal` with a time limit. Unlike `AbortSignal.timeout`, the timer keeps the process alive,
+ * so a call waiting on nothing else still ends with its timeout output instead of the process
+ * exiting under it; and nothing is left registered on the parent once disposed.
+ */
+export function deadline(parent: AbortSignal, ms: number): Deadline {
+  const controller = new AbortController();
+  let expired = false;
+  const onParentAbort = (): void => controller.abort(parent.reason);
+  const timer = setTimeout(() => {
+    expired = true;
+    controller.abort(new Error(`timed out after ${ms} ms`));
+  }, Math.min(Math.max(ms, 0), MAX_TIMER_MS));
+  if (parent.aborted) onParentAbort();
+  else parent.addEventListener("abort", onParentAbort, { once: true });
+  return {
+    signal: controller.signal,
+    get expired() {
+      return expired;
+    },
+    dispose() {
+      clearTimeout(timer);
+      parent.removeEventListener("abort", onParentAbort);
+    },
+  };
+}
