@@ -8,14 +8,30 @@ export interface McpServerConfig {
   command?: string;
   args?: string[];
   env?: Record<string, string>;
+  /**
+   * Codex `env_vars`: names of variables copied from this process's environment into the
+   * server's (read at each start; unset ones are left out; `env` wins over them).
+   */
+  envVars?: string[];
   cwd?: string;
   /** Streamable HTTP endpoint; falls back to SSE for legacy servers. */
   url?: string;
   /** Name of the environment variable holding a bearer token for `url`. */
   bearerTokenEnvVar?: string;
   httpHeaders?: Record<string, string>;
+  /**
+   * Codex `env_http_headers`: header name -> name of the environment variable holding its
+   * value (read at each connect; an unset or blank variable sends no header). Wins over
+   * `httpHeaders`; the bearer token wins over both for `Authorization`.
+   */
+  envHttpHeaders?: Record<string, string>;
   /** initialize + first tools/list; default 30. */
   startupTimeoutSec?: number;
+  /**
+   * Codex's legacy `startup_timeout_ms`: validation turns it into `startupTimeoutSec`
+   * (giving both is an error), so a validated config never holds it.
+   */
+  startupTimeoutMs?: number;
   /** Each tools/call, reset by progress notifications; default 120. */
   toolTimeoutSec?: number;
   /** Default true. */
@@ -46,16 +62,19 @@ export class McpConfigError extends Error {
   }
 }
 
-type Kind = "string" | "strings" | "stringMap" | "positive" | "boolean";
+type Kind = "string" | "strings" | "envNames" | "stringMap" | "positive" | "millis" | "boolean";
 const FIELDS: Record<keyof McpServerConfig, Kind> = {
   command: "string",
   args: "strings",
   env: "stringMap",
+  envVars: "envNames",
   cwd: "string",
   url: "string",
   bearerTokenEnvVar: "string",
   httpHeaders: "stringMap",
+  envHttpHeaders: "stringMap",
   startupTimeoutSec: "positive",
+  startupTimeoutMs: "millis",
   toolTimeoutSec: "positive",
   enabled: "boolean",
   enabledTools: "strings",
@@ -66,8 +85,10 @@ const FIELDS: Record<keyof McpServerConfig, Kind> = {
 const EXPECTED: Record<Kind, string> = {
   string: "a string",
   strings: "an array of strings",
+  envNames: 'an array of environment variable names (strings, or tables { name, source = "local" })',
   stringMap: "a table of string values",
   positive: "a positive number of seconds",
+  millis: "a positive whole number of milliseconds",
   boolean: "a boolean",
 };
 
@@ -88,14 +109,30 @@ function fits(kind: Kind, v: unknown): boolean {
       return typeof v === "string" && v.length > 0;
     case "strings":
       return Array.isArray(v) && v.every((s) => typeof s === "string");
+    case "envNames":
+      return Array.isArray(v) && v.every(isEnvVarEntry);
     case "stringMap":
       return isRecord(v) && Object.values(v).every((s) => typeof s === "string");
     case "positive":
       return typeof v === "number" && Number.isFinite(v) && v > 0;
+    case "millis":
+      return typeof v === "number" && Number.isSafeInteger(v) && v > 0;
     case "boolean":
       return typeof v === "boolean";
   }
 }
+
+/**
+ * A Codex `env_vars` entry: a name, or (newer Codex) `{ name, source }` where only the local
+ * source applies here (Codex's `remote` needs its remote executor).
+ */
+type EnvVarEntry = string | { name: string; source?: "local" };
+const isEnvVarEntry = (e: unknown): e is EnvVarEntry => {
+  if (typeof e === "string") return e.length > 0;
+  if (!isRecord(e) || typeof e["name"] !== "string" || e["name"] === "") return false;
+  return Object.keys(e).every((k) => k === "name" || (k === "source" && e[k] === "local"));
+};
+const envVarName = (e: EnvVarEntry): string => (typeof e === "string" ? e : e.name);
 
 interface Dialect {
   /** e.g. `mcp_servers` or `mcpServers`. */
@@ -150,7 +187,7 @@ function validateServers(raw: unknown, dialect: Dialect, file: string | undefine
       const field = byKey.get(key);
       if (field) {
         if (!fits(FIELDS[field], value)) fail(key, EXPECTED[FIELDS[field]], describe(value));
-        (config as Record<string, unknown>)[field] = value;
+        (config as Record<string, unknown>)[field] = FIELDS[field] === "envNames" ? (value as EnvVarEntry[]).map(envVarName) : value;
         continue;
       }
       if (dialect.extra?.(key, value, config, (k, e) => fail(k, e, describe(value)))) continue;
@@ -159,12 +196,19 @@ function validateServers(raw: unknown, dialect: Dialect, file: string | undefine
     if ((config.command === undefined) === (config.url === undefined)) {
       fail(undefined, `exactly one of "${dialect.keyOf("command")}" (stdio) or "${dialect.keyOf("url")}" (HTTP)`);
     }
+    if (config.startupTimeoutMs !== undefined) {
+      if (config.startupTimeoutSec !== undefined) {
+        fail(dialect.keyOf("startupTimeoutMs"), `either ${dialect.keyOf("startupTimeoutSec")} or ${dialect.keyOf("startupTimeoutMs")}, not both`);
+      }
+      config.startupTimeoutSec = config.startupTimeoutMs / 1000;
+      delete config.startupTimeoutMs;
+    }
     if (config.command !== undefined) {
-      for (const f of ["url", "bearerTokenEnvVar", "httpHeaders"] as const) {
+      for (const f of ["url", "bearerTokenEnvVar", "httpHeaders", "envHttpHeaders"] as const) {
         if (config[f] !== undefined) fail(dialect.keyOf(f), `no ${dialect.keyOf(f)} for a stdio server (it has "${dialect.keyOf("command")}")`);
       }
     } else {
-      for (const f of ["args", "env", "cwd"] as const) {
+      for (const f of ["args", "env", "envVars", "cwd"] as const) {
         if (config[f] !== undefined) fail(dialect.keyOf(f), `no ${dialect.keyOf(f)} for an HTTP server (it has "${dialect.keyOf("url")}")`);
       }
       try {

@@ -175,7 +175,8 @@ export class McpConnection {
   private async connect(signal: AbortSignal, opened: { live?: Live }): Promise<Live> {
     const { config } = this;
     if (config.command !== undefined) {
-      const launch = { command: config.command, ...(config.args && { args: config.args }), ...(config.env && { env: config.env }), ...(config.cwd && { cwd: config.cwd }) };
+      const env = serverEnv(config);
+      const launch = { command: config.command, ...(config.args && { args: config.args }), ...(env && { env }), ...(config.cwd && { cwd: config.cwd }) };
       const transport = new ProcessGroupStdioTransport(launch);
       const client = this.newClient();
       opened.live = { client, transport };
@@ -189,10 +190,15 @@ export class McpConnection {
     }
     const url = new URL(config.url as string);
     const headers: Record<string, string> = { ...config.httpHeaders };
+    // Codex `env_http_headers`: an unset or blank variable sends no header (as Codex does).
+    for (const [header, variable] of Object.entries(config.envHttpHeaders ?? {})) {
+      const value = process.env[variable];
+      if (value !== undefined && value.trim() !== "") setHeader(headers, header, value);
+    }
     if (config.bearerTokenEnvVar !== undefined) {
       const token = process.env[config.bearerTokenEnvVar];
       if (!token) throw new Error(`environment variable ${config.bearerTokenEnvVar} (bearer_token_env_var) is not set`);
-      headers["Authorization"] = `Bearer ${token}`;
+      setHeader(headers, "Authorization", `Bearer ${token}`);
     }
     const streamable = { client: this.newClient(), transport: new StreamableHTTPClientTransport(url, { requestInit: { headers } }) };
     opened.live = streamable;
@@ -355,6 +361,27 @@ export class McpConnection {
     await this.restarting?.catch(() => undefined);
     if (live) await live.client.close().catch((err: unknown) => this.logger.debug({ err, server: this.name }, "MCP close failed"));
   }
+}
+
+/** Header names are case-insensitive: a later setting replaces an earlier one, whatever its case. */
+function setHeader(headers: Record<string, string>, name: string, value: string): void {
+  const lower = name.toLowerCase();
+  for (const key of Object.keys(headers)) if (key.toLowerCase() === lower) delete headers[key];
+  headers[name] = value;
+}
+
+/**
+ * What a stdio server gets on top of the transport's safe base environment: the `envVars`
+ * set in this process (read at each start, as Codex does), then `env`, which wins.
+ */
+function serverEnv(config: McpServerConfig): Record<string, string> | undefined {
+  if (!config.envVars?.length) return config.env;
+  const env: Record<string, string> = {};
+  for (const name of config.envVars) {
+    const value = process.env[name];
+    if (value !== undefined) env[name] = value;
+  }
+  return { ...env, ...config.env };
 }
 
 /** `enabled_tools` (when given) minus `disabled_tools`, as sets: checked on every call. */

@@ -71,6 +71,8 @@ export class McpConnectionManager implements McpToolSource {
   private readonly startups = new Map<string, Promise<void>>();
   private readonly ready = new Set<string>();
   private tools = new Map<string, McpToolInfo>();
+  /** Tools `enabledTools` / `disabledTools` filter out: never listed, but resolved so a call is refused with the DESIGN text. */
+  private disabledTools = new Map<string, Readonly<McpToolRef>>();
   private specs: ConfiguredToolSpec[] = [];
   private readonly summary: Promise<McpStartupSummary>;
   private readonly logger: Logger;
@@ -135,17 +137,29 @@ export class McpConnectionManager implements McpToolSource {
   }
 
   private rebuildTools(): void {
-    const entries: Array<{ server: string; tool: string; def: Tool; config: McpServerConfig }> = [];
+    type Entry = { server: string; tool: string; def: Tool; config: McpServerConfig; allowed: boolean };
+    const allowed: Entry[] = [];
+    const filtered: Entry[] = [];
     for (const [server, connection] of this.connections) {
       if (!this.ready.has(server)) continue;
       for (const def of connection.tools) {
-        if (connection.allowed(def.name)) entries.push({ server, tool: def.name, def, config: connection.config });
+        const isAllowed = connection.allowed(def.name);
+        (isAllowed ? allowed : filtered).push({ server, tool: def.name, def, config: connection.config, allowed: isAllowed });
       }
     }
-    const qualified = qualifyTools(entries, (raw) => this.logger.warn({ tool: raw }, "MCP server listed a tool twice"));
+    // Filtered tools are qualified after every allowed one, so they never change an allowed
+    // tool's name or collision hash; they only get names of their own for `resolve`.
+    const qualified = qualifyTools([...allowed, ...filtered], (raw) => this.logger.warn({ tool: raw }, "MCP server listed a tool twice"));
     const previous = this.tools;
     const tools = new Map<string, McpToolInfo>();
-    for (const [name, { server, tool, def, config }] of qualified) {
+    const disabled = new Map<string, Readonly<McpToolRef>>();
+    for (const [name, { server, tool, def, config, allowed: isAllowed }] of qualified) {
+      if (!isAllowed) {
+        // No schema: the call must reach the manager, which refuses it with the DESIGN text,
+        // rather than fail argument validation. Refusing touches nothing, so it may overlap.
+        disabled.set(name, Object.freeze({ server, tool, supportsParallel: true }));
+        continue;
+      }
       const old = previous.get(name);
       // Keep the same schema object when unchanged so the router's compiled validator is reused.
       const inputSchema =
@@ -164,6 +178,7 @@ export class McpConnectionManager implements McpToolSource {
       tools.set(name, { server, tool, spec, ...(def.annotations && { annotations: def.annotations }), supportsParallel, inputSchema, ref });
     }
     this.tools = tools;
+    this.disabledTools = disabled;
     this.specs = [...tools.values()].map((t) => ({ spec: t.spec, supportsParallelToolCalls: t.supportsParallel }));
   }
 
@@ -172,8 +187,13 @@ export class McpConnectionManager implements McpToolSource {
     return new Map(this.tools);
   }
 
+  /**
+   * The tool behind a qualified name. Tools filtered out by `enabledTools` / `disabledTools`
+   * resolve too (they are never listed): their calls reach `callTool`, which refuses them with
+   * `tool '{tool}' is disabled for MCP server '{server}'` instead of `unsupported call`.
+   */
   resolve(qualifiedName: string): McpToolRef | undefined {
-    return this.tools.get(qualifiedName)?.ref;
+    return this.tools.get(qualifiedName)?.ref ?? this.disabledTools.get(qualifiedName);
   }
 
   configuredSpecs(): ConfiguredToolSpec[] {

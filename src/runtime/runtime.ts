@@ -9,7 +9,7 @@ import { itemCallId } from "../router/buildToolCall.js";
 import { failureItem } from "../router/outputs.js";
 import type { DispatchOptions, ToolRouter } from "../router/router.js";
 import { FatalToolCallError } from "./errors.js";
-import { SharedExclusiveLock, type Release } from "./lock.js";
+import { SharedExclusiveLock } from "./lock.js";
 
 export interface ToolCallOutcome {
   callId: string;

@@ -72,6 +72,65 @@ describe("MCP config", () => {
     });
   });
 
+  it("reads Codex's env_vars, env_http_headers and legacy startup_timeout_ms", () => {
+    const text = `
+[mcp_servers.local]
+command = "npx"
+env_vars = ["GEM_HOME", { name = "GEM_PATH" }, { name = "LANG", source = "local" }]
+startup_timeout_ms = 20000
+
+[mcp_servers.remote]
+url = "https://example.com/mcp"
+http_headers = { "X-Team" = "a" }
+env_http_headers = { "X-Api-Key" = "REMOTE_API_KEY" }
+startup_timeout_ms = 1500
+`;
+    expect(parseMcpConfigToml(text, "config.toml")).toEqual({
+      local: { command: "npx", envVars: ["GEM_HOME", "GEM_PATH", "LANG"], startupTimeoutSec: 20 },
+      remote: { url: "https://example.com/mcp", httpHeaders: { "X-Team": "a" }, envHttpHeaders: { "X-Api-Key": "REMOTE_API_KEY" }, startupTimeoutSec: 1.5 },
+    });
+  });
+
+  it("takes the same options in camelCase (programmatic and JSON)", () => {
+    expect(
+      validateMcpServersConfig({
+        s: { command: "x", envVars: ["A"], startupTimeoutMs: 250 },
+        h: { url: "http://h/mcp", envHttpHeaders: { "X-K": "K" } },
+      }),
+    ).toEqual({ s: { command: "x", envVars: ["A"], startupTimeoutSec: 0.25 }, h: { url: "http://h/mcp", envHttpHeaders: { "X-K": "K" } } });
+    const json = JSON.stringify({ mcpServers: { s: { command: "x", envVars: ["A"], startupTimeoutMs: 3000 }, h: { type: "http", url: "http://h/mcp", envHttpHeaders: { "X-K": "K" } } } });
+    expect(parseMcpConfigJson(json, "mcp.json")).toEqual({
+      s: { command: "x", envVars: ["A"], startupTimeoutSec: 3 },
+      h: { url: "http://h/mcp", envHttpHeaders: { "X-K": "K" } },
+    });
+  });
+
+  it.each([
+    [`[mcp_servers.a]\ncommand = "x"\nstartup_timeout_sec = 5\nstartup_timeout_ms = 5000`, "startup_timeout_ms", "config.toml: mcp_servers.a.startup_timeout_ms: expected either startup_timeout_sec or startup_timeout_ms, not both"],
+    [`[mcp_servers.a]\ncommand = "x"\nstartup_timeout_ms = 1.5`, "startup_timeout_ms", "mcp_servers.a.startup_timeout_ms: expected a positive whole number of milliseconds, got number 1.5"],
+    [`[mcp_servers.a]\ncommand = "x"\nstartup_timeout_ms = 0`, "startup_timeout_ms", "expected a positive whole number of milliseconds, got number 0"],
+    [`[mcp_servers.a]\ncommand = "x"\nenv_vars = "HOME"`, "env_vars", 'mcp_servers.a.env_vars: expected an array of environment variable names (strings, or tables { name, source = "local" }), got string "HOME"'],
+    [`[mcp_servers.a]\ncommand = "x"\nenv_vars = [""]`, "env_vars", "expected an array of environment variable names"],
+    [`[mcp_servers.a]\ncommand = "x"\nenv_vars = [{ name = "A", source = "remote" }]`, "env_vars", "expected an array of environment variable names"],
+    [`[mcp_servers.a]\ncommand = "x"\nenv_vars = [{ nam = "A" }]`, "env_vars", "expected an array of environment variable names"],
+    [`[mcp_servers.a]\nurl = "http://h"\nenv_http_headers = { X = 1 }`, "env_http_headers", "mcp_servers.a.env_http_headers: expected a table of string values, got a table"],
+    [`[mcp_servers.a]\nurl = "http://h"\nenv_vars = ["A"]`, "env_vars", 'mcp_servers.a.env_vars: expected no env_vars for an HTTP server (it has "url")'],
+    [`[mcp_servers.a]\ncommand = "x"\nenv_http_headers = { X = "A" }`, "env_http_headers", 'mcp_servers.a.env_http_headers: expected no env_http_headers for a stdio server (it has "command")'],
+    [`[mcp_servers.a]\ncommand = "x"\nbearer_token = "literal"`, "bearer_token", 'unknown key "bearer_token"'],
+  ])("rejects bad Codex extras precisely: %s", (text, key, message) => {
+    const err = errorOf(() => parseMcpConfigToml(text, "config.toml"));
+    expect(err.message).toContain(message);
+    expect(err.server).toBe("a");
+    expect(err.key).toBe(key);
+  });
+
+  it("names the camelCase keys in programmatic errors", () => {
+    expect(errorOf(() => validateMcpServersConfig({ a: { command: "x", startupTimeoutSec: 1, startupTimeoutMs: 1000 } })).message).toBe(
+      "servers.a.startupTimeoutMs: expected either startupTimeoutSec or startupTimeoutMs, not both",
+    );
+    expect(errorOf(() => validateMcpServersConfig({ a: { url: "http://h", envVars: ["A"] } })).key).toBe("envVars");
+  });
+
   it.each([
     [`[mcp_servers.a]\ncommand = 3`, "a", "command", "config.toml: mcp_servers.a.command: expected a string, got number 3"],
     [`[mcp_servers.a]\ncommand = "x"\nargs = "one"`, "a", "args", 'config.toml: mcp_servers.a.args: expected an array of strings, got string "one"'],

@@ -50,6 +50,26 @@ describe("MCP over HTTP", () => {
     }
   });
 
+  it("sends env_http_headers from the environment, and none for an unset variable", async () => {
+    const HEADER_VAR = `TOOLCALL_MCP_AUTH_HEADER_${process.pid}`;
+    process.env[HEADER_VAR] = "Bearer s3cret";
+    const m = McpConnectionManager.start({
+      // The fixture checks Authorization; a static header of another case must lose to it.
+      viaEnv: { url: fx.url, httpHeaders: { authorization: "Bearer wrong" }, envHttpHeaders: { Authorization: HEADER_VAR } },
+      unset: { url: fx.url, envHttpHeaders: { Authorization: "TOOLCALL_NO_SUCH_VAR" }, startupTimeoutSec: 5 },
+    });
+    try {
+      const { ready, failed } = await m.waitForStartup();
+      expect(ready).toEqual(["viaEnv"]);
+      expect(failed.find((f) => f.server === "unset")?.error).toMatch(/401|unauthorized/i);
+      const r = await m.callTool("viaEnv", "echo", { text: "with env header" });
+      expect(r.content[0]).toMatchObject({ text: "with env header" });
+    } finally {
+      delete process.env[HEADER_VAR];
+      await m.close();
+    }
+  });
+
   it("abort reaches an HTTP server as notifications/cancelled", async () => {
     const m = McpConnectionManager.start({ modern: { url: fx.url, bearerTokenEnvVar: TOKEN_VAR } });
     try {

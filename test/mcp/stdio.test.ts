@@ -8,22 +8,27 @@ import { call, eventually, FIXTURE, fixtureServer, isAlive, runtimeFor } from ".
 
 let manager: McpConnectionManager;
 const SECRET = "TOOLCALL_MCP_SECRET_" + process.pid;
+const PASSED = "TOOLCALL_MCP_PASSED_" + process.pid;
+const UNSET = "TOOLCALL_MCP_UNSET_" + process.pid;
+const OVERRIDDEN = "TOOLCALL_MCP_OVERRIDDEN_" + process.pid;
 
 beforeAll(async () => {
   process.env[SECRET] = "leak";
+  process.env[PASSED] = "from parent";
+  process.env[OVERRIDDEN] = "from parent";
   manager = McpConnectionManager.start({
     fx: fixtureServer("default", { env: { FIXTURE_GIVEN: "given" } }),
     fast: fixtureServer("default", { toolTimeoutSec: 0.4, disabledTools: ["fail"] }),
+    // "dotted.name" is listed before "dotted_name" and would take the plain qualified name.
+    picky: fixtureServer("default", { enabledTools: ["echo", "env", "dotted.name", "dotted_name"], disabledTools: ["dotted.name"], envVars: [PASSED, UNSET, OVERRIDDEN], env: { [OVERRIDDEN]: "from env" } }),
   });
   await manager.waitForStartup();
 }, 20_000);
 
 afterAll(async () => {
-  delete process.env[SECRET];
+  for (const name of [SECRET, PASSED, OVERRIDDEN]) delete process.env[name];
   await manager.close();
 });
-
-const text = (items: Array<{ output?: unknown }>, i = 0): string => String(items[i]?.output);
 
 describe("MCP over stdio through the runtime", () => {
   it("routes a qualified function_call to the server and returns its text", async () => {
@@ -116,12 +121,42 @@ describe("MCP over stdio through the runtime", () => {
     expect(next.content[0]).toMatchObject({ text: "still here" });
   });
 
-  it("hides disabled tools and refuses them at call time", async () => {
-    expect(manager.resolve("mcp__fast__fail")).toBeUndefined();
+  it("hides disabled tools from listing and refuses them at call time with the DESIGN text", async () => {
+    // Never listed or offered to the model...
+    expect(manager.listAllTools().has("mcp__fast__fail")).toBe(false);
+    const { runtime, router } = await runtimeFor(manager);
+    const offered = router.specs().flatMap((s) => (s.spec.type === "function" ? [s.spec.name] : []));
+    expect(offered).not.toContain("mcp__fast__fail");
+    expect(manager.configuredSpecs().map((s) => (s.spec as { name: string }).name)).not.toContain("mcp__fast__fail");
+    // ...but resolved, so a call reaches the manager, which refuses it.
+    expect(manager.resolve("mcp__fast__fail")).toMatchObject({ server: "fast", tool: "fail" });
     await expect(manager.callTool("fast", "fail", {})).rejects.toThrow("tool 'fail' is disabled for MCP server 'fast'");
-    const { runtime } = await runtimeFor(manager);
     runtime.submit(call("d", "mcp__fast__fail"));
-    expect(await runtime.drain()).toEqual([{ type: "function_call_output", call_id: "d", output: "unsupported call: mcp__fast__fail" }]);
+    runtime.submit(call("n", "mcp__fast__no_such_tool"));
+    expect(await runtime.drain()).toEqual([
+      { type: "function_call_output", call_id: "d", output: "tool call error: tool 'fail' is disabled for MCP server 'fast'" },
+      { type: "function_call_output", call_id: "n", output: "unsupported call: mcp__fast__no_such_tool" },
+    ]);
+  });
+
+  it("refuses tools outside enabledTools, even with arguments their schema would reject", async () => {
+    const picky = [...manager.listAllTools()].filter(([, t]) => t.server === "picky").map(([q, t]) => [q, t.tool]);
+    expect(picky).toEqual([
+      ["mcp__picky__echo", "echo"],
+      ["mcp__picky__env", "env"],
+      ["mcp__picky__dotted_name", "dotted_name"], // the disabled "dotted.name" does not push it to a hash name
+    ]);
+    expect(manager.resolve("mcp__picky__big")).toMatchObject({ server: "picky", tool: "big" });
+    const { runtime } = await runtimeFor(manager);
+    runtime.submit(call("big", "mcp__picky__big", {})); // "bytes" is required by its schema
+    runtime.submit(call("dot", "mcp__picky__dotted_name"));
+    runtime.submit(call("echo", "mcp__picky__echo", { text: "allowed" }));
+    const outs = await runtime.drainOutcomes();
+    expect(outs.map((o) => [o.success, (o.item as { output: string }).output])).toEqual([
+      [false, "tool call error: tool 'big' is disabled for MCP server 'picky'"],
+      [true, "called dotted_name"],
+      [true, "allowed"],
+    ]);
   });
 
   it("validates arguments against the tool's inputSchema before calling", async () => {
@@ -149,6 +184,14 @@ describe("MCP over stdio through the runtime", () => {
     expect(await read("FIXTURE_GIVEN")).toMatchObject({ text: '"given"' });
     expect(await read(SECRET)).toMatchObject({ text: "null" });
     expect(await read("PATH")).not.toMatchObject({ text: "null" });
+  });
+
+  it("copies envVars from this process into the server's environment; env wins", async () => {
+    const read = async (name: string) => ((await manager.callTool("picky", "env", { name })).content[0] as { text: string }).text;
+    expect(await read(PASSED)).toBe('"from parent"');
+    expect(await read(UNSET)).toBe("null");
+    expect(await read(OVERRIDDEN)).toBe('"from env"');
+    expect(await read(SECRET)).toBe("null"); // only the named variables
   });
 
   it("refreshes the tool map on list_changed", async () => {

@@ -98,7 +98,7 @@ export class ControlledHandler implements ToolHandler {
     this.gate(id).reject(err);
   }
 
-  abortedOutput(inv: ToolInvocation): string | undefined {
+  abortedOutput(): string | undefined {
     return this.opts.partial;
   }
 
