@@ -1,4 +1,3 @@
-import type { ConfiguredToolSpec } from "../protocol/spec.js";
 import type { ArgumentValidator } from "./arguments.js";
 import type { ToolHandler } from "./handler.js";
 
@@ -18,7 +17,6 @@ export class ToolRegistry<Ctx = unknown> {
     private readonly parallel: ReadonlyMap<string, boolean>,
   ) {}
 
-
   handler(name: string): ToolHandler<Ctx> | undefined {
     return this.tools.get(name)?.handler;
   }
@@ -32,10 +30,5 @@ export class ToolRegistry<Ctx = unknown> {
   specSupportsParallel(name: string): boolean | undefined {
     return this.parallel.get(name);
   }
-
-  names(): string[] {
-    return [...this.tools.keys()];
-  }
 }
 
-export type { ConfiguredToolSpec };
