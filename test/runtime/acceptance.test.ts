@@ -11,7 +11,7 @@ const echo: ToolHandler = {
 };
 
 function fixture(name: string): { items: UnknownItem[]; badLines: string[] } {
-  const path = fileURLToPath(new URL(`../../../shared/fixtures/${name}`, import.meta.url));
+  const path = fileURLToPath(new URL(`../fixtures/${name}`, import.meta.url));
   const items: UnknownItem[] = [];
   const badLines: string[] = [];
   for (const line of readFileSync(path, "utf8").split("\n")) {

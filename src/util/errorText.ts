@@ -1,0 +1,36 @@
+/** How much of a thrown plain object's JSON the model gets. */
+const MAX_JSON_CHARS = 200;
+
+/**
+ * The text of anything thrown, for logs and model outputs. Never throws: a value whose
+ * `message` getter, `toString` or proxy traps throw gets `undefined`, so the caller falls
+ * back to its own words. Errors give their message; plain objects their JSON, cut short,
+ * rather than `[object Object]`.
+ */
+export function errorText(err: unknown): string | undefined {
+  try {
+    if (err instanceof Error) {
+      const message: unknown = err.message;
+      return typeof message === "string" ? message : undefined;
+    }
+    if (typeof err === "string") return err;
+    if (err === null || err === undefined) return undefined;
+    if (typeof err !== "object" && typeof err !== "function") return String(err);
+    const message: unknown = (err as { message?: unknown }).message;
+    if (typeof message === "string") return message;
+    if (Object.getPrototypeOf(err) === Object.prototype || Array.isArray(err)) {
+      const json = JSON.stringify(err);
+      if (json === undefined) return undefined;
+      return json.length > MAX_JSON_CHARS ? `${json.slice(0, MAX_JSON_CHARS)}…` : json;
+    }
+    const text = String(err);
+    return typeof text === "string" ? text : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `errorText`, or `fallback` when the value has no usable text. */
+export function errorMessage(err: unknown, fallback = "unknown error"): string {
+  return errorText(err) ?? fallback;
+}

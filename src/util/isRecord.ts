@@ -1,0 +1,3 @@
+/** A plain JSON-like object: not null, not an array. */
+export const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
