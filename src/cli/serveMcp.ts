@@ -10,8 +10,8 @@ import {
   type CallToolResult,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
-import { toMcpTools } from "../protocol/exporters.js";
-import type { ContentItem, FunctionCallItem, CustomToolCallItem } from "../protocol/items.js";
+import { toMcpContent, toMcpTools } from "../protocol/index.js";
+import type { FunctionCallItem, CustomToolCallItem } from "../protocol/items.js";
 import { specName } from "../protocol/spec.js";
 import { FatalToolCallError } from "../runtime/errors.js";
 import { ToolCallRuntime } from "../runtime/runtime.js";
@@ -32,17 +32,6 @@ type Progress = { progress: number; total?: number; message?: string };
 
 function failure(text: string): CallToolResult {
   return { content: [{ type: "text", text }], isError: true };
-}
-
-function toMcpContent(output: string | ContentItem[]): CallToolResult["content"] {
-  if (typeof output === "string") return [{ type: "text", text: output }];
-  return output.map((item) => {
-    if (item.type === "input_text") return { type: "text" as const, text: item.text };
-    const match = /^data:([^;,]+);base64,(.*)$/s.exec(item.image_url);
-    return match
-      ? { type: "image" as const, mimeType: match[1] as string, data: match[2] as string }
-      : { type: "text" as const, text: `[image: ${item.image_url}]` };
-  });
 }
 
 /**

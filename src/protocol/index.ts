@@ -4,3 +4,6 @@ export * from "./spec.js";
 export * from "./output.js";
 export * from "./errors.js";
 export * from "./exporters.js";
+export * from "./outputs.js";
+export * from "./mcpContent.js";
+export * from "./texts.js";

@@ -1,0 +1,54 @@
+import type { ContentItem } from "./items.js";
+import { outputText } from "./items.js";
+import type { CallToolResult } from "./output.js";
+
+type McpBlock = CallToolResult["content"][number];
+
+/** One MCP content block as the model sees it; blocks it cannot take become short descriptions. */
+function blockToItem(block: McpBlock): ContentItem {
+  switch (block.type) {
+    case "text":
+      return { type: "input_text", text: block.text };
+    case "image":
+      return { type: "input_image", image_url: `data:${block.mimeType};base64,${block.data}` };
+    case "audio":
+      return { type: "input_text", text: `[audio: ${block.mimeType}, ${block.data.length} base64 chars]` };
+    case "resource_link":
+      return { type: "input_text", text: `[resource link: ${block.name} ${block.uri}]` };
+    case "resource": {
+      const r = block.resource;
+      const mime = r.mimeType ? ` (${r.mimeType})` : "";
+      return "text" in r && typeof r.text === "string"
+        ? { type: "input_text", text: `[embedded resource: ${r.uri}${mime}]\n${r.text}` }
+        : { type: "input_text", text: `[embedded resource: ${r.uri}${mime}, binary]` };
+    }
+    default:
+      return { type: "input_text", text: `[unsupported content block: ${String((block as { type?: unknown }).type)}]` };
+  }
+}
+
+/**
+ * MCP result -> model body: `structuredContent` as its JSON text when present; otherwise text
+ * blocks joined by newlines, or content items when there are images.
+ */
+export function mcpResultBody(result: CallToolResult): { body: string | ContentItem[]; success: boolean } {
+  const success = result.isError !== true;
+  if (result.structuredContent !== undefined && result.structuredContent !== null) {
+    return { body: JSON.stringify(result.structuredContent), success };
+  }
+  const items = (Array.isArray(result.content) ? result.content : []).map(blockToItem);
+  if (items.some((i) => i.type === "input_image")) return { body: items, success };
+  return { body: outputText(items), success };
+}
+
+/** Model body -> MCP content, for serving our tools over MCP: images go back to image blocks. */
+export function toMcpContent(output: string | ContentItem[]): CallToolResult["content"] {
+  if (typeof output === "string") return [{ type: "text", text: output }];
+  return output.map((item) => {
+    if (item.type === "input_text") return { type: "text" as const, text: item.text };
+    const match = /^data:([^;,]+);base64,(.*)$/s.exec(item.image_url);
+    return match
+      ? { type: "image" as const, mimeType: match[1] as string, data: match[2] as string }
+      : { type: "text" as const, text: `[image: ${item.image_url}]` };
+  });
+}

@@ -1,0 +1,57 @@
+import type { PayloadKind } from "./call.js";
+import { outputText, type ContentItem, type ResponseInputItem } from "./items.js";
+import { mcpResultBody } from "./mcpContent.js";
+import type { ToolOutput } from "./output.js";
+import { isRecord } from "../util/index.js";
+
+/**
+ * The item that answers a call (Codex `ToolOutput::to_response_item`): custom calls get
+ * `custom_tool_call_output`, local shell calls `local_shell_call_output`, everything else
+ * `function_call_output`. The first two carry strings: content items are flattened to text.
+ */
+export function responseItemFor(callId: string, kind: PayloadKind, body: string | ContentItem[]): ResponseInputItem {
+  switch (kind) {
+    case "custom":
+      return { type: "custom_tool_call_output", call_id: callId, output: outputText(body) };
+    case "local_shell":
+      return { type: "local_shell_call_output", id: callId, output: outputText(body) };
+    default:
+      return { type: "function_call_output", call_id: callId, output: body };
+  }
+}
+
+/** A handler's output, checked and reduced to what every answer needs. */
+export interface OutputBody {
+  body: string | ContentItem[];
+  success: boolean;
+  /** The handler already applied the truncation policy. */
+  bounded: boolean;
+}
+
+const isContentItem = (v: unknown): v is ContentItem =>
+  isRecord(v) &&
+  ((v["type"] === "input_text" && typeof v["text"] === "string") ||
+    (v["type"] === "input_image" && typeof v["image_url"] === "string"));
+
+/**
+ * `ToolOutput` -> body, or a string naming what is wrong with it: handlers are plugin code, and
+ * a malformed output must become a clear answer, not a crash further down.
+ */
+export function outputBody(output: ToolOutput): OutputBody | string {
+  if (!isRecord(output)) return `expected an object, got ${output === null ? "null" : typeof output}`;
+  if (output.kind === "mcp") {
+    const result: unknown = output.result;
+    if (!isRecord(result)) return "an mcp output needs a result object";
+    if (result["content"] !== undefined && !Array.isArray(result["content"])) return "result.content must be an array";
+    const { body, success } = mcpResultBody(output.result);
+    return { body, success, bounded: false };
+  }
+  const kind: unknown = (output as { kind?: unknown }).kind;
+  if (kind !== "function") return `unknown kind ${JSON.stringify(String(kind))}`;
+  const body: unknown = output.body;
+  if (typeof body !== "string" && !(Array.isArray(body) && body.every(isContentItem))) {
+    return "body must be a string or an array of input_text / input_image items";
+  }
+  if (output.success !== undefined && typeof output.success !== "boolean") return "success must be a boolean";
+  return { body, success: output.success ?? true, bounded: output.bounded === true };
+}

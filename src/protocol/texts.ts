@@ -1,0 +1,29 @@
+import { formatSeconds } from "../util/index.js";
+
+/**
+ * Every model-facing text the core writes (DESIGN section 6), in one place: models trained on
+ * Codex read these exact words, so they change here or nowhere.
+ */
+export const texts = {
+  unsupportedCall: (name: string, custom: boolean): string =>
+    custom ? `unsupported custom tool call: ${name}` : `unsupported call: ${name}`,
+  incompatiblePayload: (name: string): string => `tool ${name} invoked with incompatible payload`,
+  argumentsNotString: "failed to parse function arguments: arguments must be a JSON string",
+  argumentsNotJson: (parserMessage: string): string => `failed to parse function arguments: ${parserMessage}`,
+  invalidArguments: (name: string, problems: readonly string[]): string =>
+    `invalid arguments for ${name}: ${problems.join("; ")}`,
+  toolFailed: (name: string, message: string | undefined): string =>
+    `tool ${name} failed: ${message ?? "unknown error"}`,
+  malformedOutput: (name: string, problem: string): string =>
+    `tool ${name} failed: its handler returned a malformed output (${problem})`,
+  abortedByUser: "aborted by user",
+  /** Elapsed since submit, at least 0.1 s. */
+  abortedAfter: (elapsedMs: number): string => `aborted by user after ${formatSeconds(Math.max(elapsedMs, 100))}s`,
+  abortedTurnEnded: (elapsedMs: number, fatalMessage: string): string =>
+    `aborted after ${formatSeconds(elapsedMs)}s because the turn ended: ${fatalMessage}`,
+  /** Exec tools (Codex `abort_message`): the wall time, then what the command printed. */
+  execAborted: (elapsedMs: number, seen: string | undefined): string =>
+    `Wall time: ${formatSeconds(elapsedMs)} seconds\naborted by user${seen ? `\nOutput:\n${seen}` : ""}`,
+  withoutCallId: "tool call without a call id",
+  duplicateCallId: (callId: string): string => `duplicate call id: ${callId}`,
+} as const;
