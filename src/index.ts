@@ -1,20 +1,139 @@
 /**
  * toolcall-runtime: executes the tool calls a language model emits in a coding-agent turn.
- * Layers: protocol <- turn <- registry <- router <- runtime; handlers and mcp plug in.
+ * The package root is the public contract (DESIGN section 4) plus the built-in handlers and
+ * their specs; building blocks for plugin authors live under subpath exports
+ * (`toolcall-runtime/shell`, `toolcall-runtime/apply_patch`).
  */
-export * from "./protocol/index.js";
-export * from "./turn/index.js";
-export * from "./registry/index.js";
-export * from "./router/index.js";
-export * from "./runtime/index.js";
-export * from "./handlers/shell/index.js";
-export * from "./handlers/apply_patch/index.js";
-export * from "./mcp/index.js";
-export { mcpResourceToolsFactory, type McpResourceSource } from "./handlers/mcp_resources/index.js";
-export { ReadFileHandler, READ_FILE_SPEC } from "./handlers/read_file/handler.js";
-export { ListDirHandler, LIST_DIR_SPEC } from "./handlers/list_dir/handler.js";
-export { GrepFilesHandler, GREP_FILES_SPEC, type GrepFilesOptions } from "./handlers/grep_files/handler.js";
-export { ViewImageHandler, VIEW_IMAGE_SPEC, DEFAULT_MAX_IMAGE_BYTES } from "./handlers/view_image/handler.js";
-export { UpdatePlanHandler, UPDATE_PLAN_SPEC } from "./handlers/update_plan/handler.js";
-export { DynamicToolHandler, DEFAULT_DYNAMIC_TOOL_TIMEOUT_MS } from "./handlers/dynamic/handler.js";
-export { TestSyncHandler, TEST_SYNC_TOOL_SPEC } from "./handlers/test_sync_tool/handler.js";
+
+// protocol: model items in, tool calls, specs, outputs
+export {
+  FunctionCallError,
+  mcpResultBody,
+  outputCallId,
+  outputText,
+  specName,
+  toChatCompletionsTools,
+  toMcpTools,
+  toResponsesTools,
+  type CallToolResult,
+  type ChatCompletionsTool,
+  type ConfiguredToolSpec,
+  type ContentItem,
+  type CustomToolCallItem,
+  type CustomToolSpec,
+  type FunctionCallErrorKind,
+  type FunctionCallItem,
+  type FunctionToolSpec,
+  type JsonSchema,
+  type LocalShellCallItem,
+  type LocalShellExecAction,
+  type LocalShellToolSpec,
+  type McpToolDescription,
+  type PayloadKind,
+  type ResponseInputItem,
+  type ResponseItem,
+  type ResponsesTool,
+  type ShellToolCallParams,
+  type ToolCall,
+  type ToolOutput,
+  type ToolPayload,
+  type ToolSpec,
+  type UnknownItem,
+} from "./protocol/index.js";
+
+// turn: what one turn shares
+export {
+  createTurnContext,
+  DEFAULT_TRUNCATION_POLICY,
+  FlagAlreadyReadyError,
+  ReadinessFlag,
+  ReadinessToken,
+  truncateBody,
+  truncateText,
+  type DynamicToolResponse,
+  type PlanStatus,
+  type Timing,
+  type ToolEvent,
+  type ToolEventType,
+  type TruncationPolicy,
+  type TurnContext,
+} from "./turn/index.js";
+
+// registry: handlers and how they are registered
+export {
+  ToolRegistry,
+  ToolRegistryBuilder,
+  type DynamicToolSpec,
+  type McpToolRef,
+  type McpToolSource,
+  type RegisteredTool,
+  type ToolFactory,
+  type ToolFactoryContext,
+  type ToolHandler,
+  type ToolInvocation,
+  type ToolKind,
+  type ToolRegistration,
+} from "./registry/index.js";
+
+// router, runtime and the composition root
+export { ToolRouter, type BuiltToolCall, type DispatchOptions, type DispatchResult, type ToolCallFailure } from "./router/index.js";
+export {
+  FatalToolCallError,
+  ToolCallRuntime,
+  type SubmitResult,
+  type ToolCallOutcome,
+  type ToolCallRuntimeOptions,
+} from "./runtime/index.js";
+export { createToolRouter, type CreateToolRouterOptions, type ToolsConfig } from "./toolset.js";
+
+// MCP
+export {
+  McpCallError,
+  McpConfigError,
+  McpConnectionManager,
+  McpHandler,
+  McpStartupError,
+  loadMcpConfig,
+  parseMcpConfigJson,
+  parseMcpConfigToml,
+  validateMcpServersConfig,
+  type McpConnectionManagerOptions,
+  type McpServerConfig,
+  type McpServersConfig,
+  type McpStartupSummary,
+  type McpToolInfo,
+} from "./mcp/index.js";
+
+// built-in handlers and their specs
+export {
+  ExecHandler,
+  isKnownSafeCommand,
+  SHELL_COMMAND_SPEC,
+  SHELL_SPEC,
+  ShellCommandHandler,
+  ShellHandler,
+  type ExecHandlerOptions,
+  type ExecRequest,
+  type ShellArgs,
+  type ShellCommandArgs,
+  type ShellToolConfig,
+} from "./handlers/shell/index.js";
+export {
+  APPLY_PATCH_FREEFORM_SPEC,
+  APPLY_PATCH_FUNCTION_SPEC,
+  ApplyPatchHandler,
+  type ApplyPatchToolConfig,
+} from "./handlers/apply_patch/index.js";
+export { READ_FILE_SPEC, ReadFileHandler } from "./handlers/read_file/handler.js";
+export { LIST_DIR_SPEC, ListDirHandler } from "./handlers/list_dir/handler.js";
+export { GREP_FILES_SPEC, GrepFilesHandler, type GrepFilesOptions } from "./handlers/grep_files/handler.js";
+export { DEFAULT_MAX_IMAGE_BYTES, VIEW_IMAGE_SPEC, ViewImageHandler } from "./handlers/view_image/handler.js";
+export { UPDATE_PLAN_SPEC, UpdatePlanHandler } from "./handlers/update_plan/handler.js";
+export { DEFAULT_DYNAMIC_TOOL_TIMEOUT_MS, DynamicToolHandler } from "./handlers/dynamic/handler.js";
+export { TEST_SYNC_TOOL_SPEC, TestSyncHandler } from "./handlers/test_sync_tool/handler.js";
+export {
+  LIST_MCP_RESOURCE_TEMPLATES_SPEC,
+  LIST_MCP_RESOURCES_SPEC,
+  READ_MCP_RESOURCE_SPEC,
+  type McpResourceSource,
+} from "./handlers/mcp_resources/index.js";

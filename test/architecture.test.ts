@@ -1,23 +1,38 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
-import { dirname, join, relative, resolve } from "node:path";
+import { dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 
 const src = fileURLToPath(new URL("../src", import.meta.url));
 
-/** DESIGN section 2: protocol <- turn <- registry <- router <- runtime; handlers and mcp use
- * protocol, turn and registry; cli uses everything; nothing imports cli. The router reaches
- * the built-in handlers only to assemble them in `fromConfig`. */
+/**
+ * DESIGN section 2: util <- protocol <- turn <- registry <- policy <- router <- runtime;
+ * process and sandbox use util, protocol and turn; handlers and mcp use those and registry;
+ * adapters use protocol; server uses runtime, router and adapters; the composition root
+ * (`src/toolset.ts`) composes; cli uses everything; nothing imports cli.
+ */
+const below: Record<string, string[]> = {
+  util: [],
+  protocol: ["util"],
+  turn: ["util", "protocol"],
+  registry: ["util", "protocol", "turn"],
+  policy: ["util", "protocol", "turn", "registry"],
+  router: ["util", "protocol", "turn", "registry", "policy"],
+  runtime: ["util", "protocol", "turn", "registry", "policy", "router"],
+  process: ["util", "protocol", "turn"],
+  sandbox: ["util", "protocol", "turn", "process"],
+  handlers: ["util", "protocol", "turn", "registry", "process", "sandbox"],
+  mcp: ["util", "protocol", "turn", "registry", "process", "sandbox"],
+  adapters: ["util", "protocol"],
+  server: ["util", "protocol", "turn", "registry", "policy", "router", "runtime", "adapters"],
+};
+const everythingBut = (...not: string[]): string[] =>
+  [...Object.keys(below), "handlers", "mcp", "toolset.ts", "server"].filter((l) => !not.includes(l));
 const allowed: Record<string, string[]> = {
-  protocol: [],
-  turn: ["protocol"],
-  registry: ["protocol", "turn"],
-  router: ["protocol", "turn", "registry", "handlers"],
-  runtime: ["protocol", "turn", "registry", "router"],
-  handlers: ["protocol", "turn", "registry"],
-  mcp: ["protocol", "turn", "registry"],
-  cli: ["protocol", "turn", "registry", "router", "runtime", "handlers", "mcp"],
-  ".": ["protocol", "turn", "registry", "router", "runtime", "handlers", "mcp"],
+  ...below,
+  "toolset.ts": everythingBut("cli", "server", "toolset.ts"),
+  cli: everythingBut("cli"),
+  "index.ts": everythingBut("cli", "index.ts"),
 };
 
 function files(dir: string): string[] {
@@ -27,22 +42,78 @@ function files(dir: string): string[] {
   });
 }
 
-const layerOf = (path: string): string => {
-  const rel = relative(src, path);
-  return rel.includes("/") ? rel.split("/")[0]! : ".";
-};
+/** The layer a file belongs to: its top folder under src, or its own name for a root file. */
+const layerOf = (path: string): string => relative(src, path).split(sep)[0]!.replace(/\.js$/, ".ts");
+
+/** Relative imports of every src file, resolved: `[file, specifier, target]`. */
+function imports(): Array<[string, string, string]> {
+  return files(src).flatMap((file) =>
+    [...readFileSync(file, "utf8").matchAll(/(?:from|import)\s*\(?\s*"(\.{1,2}\/[^"]+)"/g)].map(
+      (m): [string, string, string] => [file, m[1]!, resolve(dirname(file), m[1]!)],
+    ),
+  );
+}
+
+/**
+ * The checks, as functions of the import list, so the test can also show that each one fires
+ * on a known-bad import.
+ */
+function layerViolations(list: Array<[string, string, string]>): string[] {
+  return list
+    .filter(([file, , target]) => {
+      const from = layerOf(file);
+      const to = layerOf(target);
+      return to !== from && !allowed[from]?.includes(to);
+    })
+    .map(([file, spec]) => `${relative(src, file)} -> ${spec}`);
+}
+
+/**
+ * A layer is reached through its index: `../registry/index.js`, never `../registry/handler.js`.
+ * The built-in handler folders are each their own unit: another folder uses a handler through
+ * its `index.ts` when it has one, else its `handler.ts` (what the composition root assembles).
+ */
+function internalReaches(list: Array<[string, string, string]>): string[] {
+  return list
+    .filter(([file, , target]) => {
+      const from = layerOf(file);
+      const to = layerOf(target);
+      const parts = relative(src, target).split(sep);
+      if (to === "handlers") {
+        const tool = parts[1];
+        const fromTool = from === "handlers" ? relative(src, file).split(sep)[1] : undefined;
+        if (tool === fromTool) return false;
+        return parts.length !== 3 || !["index.js", "handler.js"].includes(parts[2]!);
+      }
+      if (to === from || to.endsWith(".ts") || to.endsWith(".js")) return false;
+      return !(parts.length === 2 && parts[1] === "index.js");
+    })
+    .map(([file, spec]) => `${relative(src, file)} -> ${spec}`);
+}
 
 describe("architecture", () => {
   it("imports point one way between layers", () => {
-    const violations: string[] = [];
-    for (const file of files(src)) {
-      const from = layerOf(file);
-      for (const m of readFileSync(file, "utf8").matchAll(/(?:from|import)\s*\(?\s*"(\.{1,2}\/[^"]+)"/g)) {
-        const to = layerOf(resolve(dirname(file), m[1]!));
-        if (to !== from && !allowed[from]?.includes(to)) violations.push(`${relative(src, file)} -> ${m[1]}`);
-      }
-    }
-    expect(violations).toEqual([]);
+    expect(layerViolations(imports())).toEqual([]);
+  });
+
+  it("no layer reaches into another layer's internals", () => {
+    expect(internalReaches(imports())).toEqual([]);
+  });
+
+  it("the checks fire on a reach upwards and on a reach into internals", () => {
+    const at = (file: string, spec: string): [string, string, string] => {
+      const full = join(src, file);
+      return [full, spec, resolve(dirname(full), spec)];
+    };
+    expect(layerViolations([at("router/router.ts", "../handlers/shell/index.js")])).toHaveLength(1);
+    expect(layerViolations([at("protocol/items.ts", "../turn/index.js")])).toHaveLength(1);
+    expect(layerViolations([at("mcp/manager.ts", "../cli/session.js")])).toHaveLength(1);
+    expect(layerViolations([at("runtime/runtime.ts", "../router/index.js")])).toEqual([]);
+    expect(internalReaches([at("runtime/runtime.ts", "../router/buildToolCall.js")])).toHaveLength(1);
+    expect(internalReaches([at("handlers/read_file/handler.ts", "../../registry/handler.js")])).toHaveLength(1);
+    expect(internalReaches([at("handlers/grep_files/fallback.ts", "../read_file/lines.js")])).toHaveLength(1);
+    expect(internalReaches([at("toolset.ts", "./handlers/read_file/handler.js")])).toEqual([]);
+    expect(internalReaches([at("handlers/shell/execHandler.ts", "./exec.js")])).toEqual([]);
   });
 
   it("library code does not write to the console", () => {

@@ -13,7 +13,7 @@ export const exec: Scenario = {
   id: "exec",
   title: `Exec: ${COMMANDS} parallel \`true\` through the shell handler`,
   async run(ctx) {
-    const router = await lib.ToolRouter.fromConfig({ shell: "shell" });
+    const router = await lib.createToolRouter({ shell: "shell" });
     const items = Array.from({ length: COMMANDS }, (_, i) => functionCall(`e${i}`, "shell", { command: ARGV }));
     // Enough rounds per sample that spawn jitter averages out.
     const rounds = ctx.quick ? 3 : 10;

@@ -33,7 +33,7 @@ export const mcp: Scenario = {
     const client = new Client({ name: "bench-raw", version: "1.0.0" });
     try {
       await Promise.all([manager.waitForStartup(), client.connect(new StdioClientTransport({ ...server, stderr: "ignore" }))]);
-      const router = await lib.ToolRouter.fromConfig({}, { mcp: manager });
+      const router = await lib.createToolRouter({}, { mcp: manager });
       if (!router.toolSupportsParallel(TOOL)) throw new Error(`${TOOL} is not parallel-safe (readOnlyHint missing?)`);
       const sequential = ctx.quick ? 50 : 200;
       const rounds = ctx.quick ? 5 : 20;

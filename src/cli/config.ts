@@ -1,9 +1,9 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { parse as parseToml } from "smol-toml";
-import { McpConfigError, parseMcpConfigJson, parseMcpConfigToml, type McpServersConfig } from "../mcp/config.js";
-import type { ToolsConfig } from "../registry/config.js";
-import type { TruncationPolicy } from "../turn/truncation.js";
+import { McpConfigError, parseMcpConfigJson, parseMcpConfigToml, type McpServersConfig } from "../mcp/index.js";
+import type { ToolsConfig } from "../toolset.js";
+import type { TruncationPolicy } from "../turn/index.js";
 
 /** A config problem the user must fix; `toolcall` exits with code 2. */
 export class ConfigError extends Error {

@@ -2,12 +2,11 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { McpConnectionManager } from "../mcp/manager.js";
-import { outputText, type UnknownItem } from "../protocol/items.js";
-import { ToolRouter } from "../router/router.js";
-import { ToolCallRuntime, type ToolCallOutcome } from "../runtime/runtime.js";
-import { createTurnContext } from "../turn/context.js";
-import type { ToolEvent } from "../turn/events.js";
+import { McpConnectionManager } from "../mcp/index.js";
+import { outputText, type UnknownItem } from "../protocol/index.js";
+import { createToolRouter } from "../toolset.js";
+import { ToolCallRuntime, type ToolCallOutcome } from "../runtime/index.js";
+import { createTurnContext, type ToolEvent } from "../turn/index.js";
 import { EXIT_ABORTED, interruptible, onInterrupt, stderrLogger } from "./session.js";
 import { LiveStatus } from "./status.js";
 
@@ -126,7 +125,7 @@ export async function runDemo(opts: { logLevel?: string | undefined } = {}): Pro
     out.write(`toolcall demo: workspace ${ws}\n`);
     mcp = McpConnectionManager.start({ demo: demoServerLaunch() }, { logger });
     await interruptible(mcp.waitForStartup());
-    const router = await ToolRouter.fromConfig({}, { mcp, logger });
+    const router = await createToolRouter({}, { mcp, logger });
     out.write(`tools: ${router.specs().map((s) => (s.spec.type === "local_shell" ? "local_shell" : s.spec.name)).join(", ")}\n\n`);
 
     const status = new LiveStatus(out, out.isTTY === true);

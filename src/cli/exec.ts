@@ -3,13 +3,10 @@ import { open } from "node:fs/promises";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import type { Readable } from "node:stream";
-import type { ToolCall } from "../protocol/call.js";
-import { outputCallId, type ResponseInputItem, type UnknownItem } from "../protocol/items.js";
-import { itemCallId } from "../router/buildToolCall.js";
-import { responseItemFor } from "../router/outputs.js";
-import { FatalToolCallError } from "../runtime/errors.js";
-import { ToolCallRuntime } from "../runtime/runtime.js";
-import type { ToolEvent } from "../turn/events.js";
+import { outputCallId, type ResponseInputItem, type UnknownItem } from "../protocol/index.js";
+import { FatalToolCallError, ToolCallRuntime } from "../runtime/index.js";
+import type { ToolEvent } from "../turn/index.js";
+import { errorMessage, isRecord } from "../util/index.js";
 import { ConfigError } from "./config.js";
 import { EXIT_ABORTED, EXIT_FATAL, EXIT_OK, onInterrupt, openSession, stderrLogger, type CommonOptions } from "./session.js";
 
@@ -19,8 +16,6 @@ export interface ExecOptions extends CommonOptions {
   /** Write every `ToolEvent` to this file as JSONL. */
   eventsFile?: string | undefined;
 }
-
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 function say(message: string): void {
   process.stderr.write(`toolcall exec: ${message}\n`);
@@ -53,13 +48,10 @@ export async function runExec(opts: ExecOptions): Promise<number> {
     try {
       events = openSync(path.resolve(opts.eventsFile), "w");
     } catch (err) {
-      throw new ConfigError(`--events: cannot open ${opts.eventsFile}: ${(err as Error).message}`);
+      throw new ConfigError(`--events: cannot open ${opts.eventsFile}: ${errorMessage(err)}`);
     }
   }
-  // Rejections are emitted synchronously inside submit(): this attributes them to their line.
-  let rejected: string | undefined;
   const onEvent = (event: ToolEvent): void => {
-    if (event.type === "tool_call_rejected") rejected = event.reason;
     if (events !== undefined) writeSync(events, `${JSON.stringify(event)}\n`);
   };
   const session = await openSession({ ...opts, logger, onEvent }).catch((err: unknown) => {
@@ -79,8 +71,8 @@ export async function runExec(opts: ExecOptions): Promise<number> {
     lines.close();
   });
 
-  // Accepted calls in submission order, to place a fatal call's own output among the others.
-  const accepted: Array<{ callId: string; call: ToolCall | undefined }> = [];
+  // Accepted call ids in submission order, to place a fatal call's own output among the others.
+  const acceptedCallIds: string[] = [];
   let lineNo = 0;
   try {
     try {
@@ -90,7 +82,7 @@ export async function runExec(opts: ExecOptions): Promise<number> {
         handleLine(line, lineNo);
       }
     } catch (err) {
-      say(`cannot read input: ${(err as Error).message}`);
+      say(`cannot read input: ${errorMessage(err)}`);
     }
 
     let outputs: ResponseInputItem[];
@@ -122,43 +114,27 @@ export async function runExec(opts: ExecOptions): Promise<number> {
     try {
       item = JSON.parse(line);
     } catch (err) {
-      say(`line ${n}: not JSON: ${(err as Error).message}`);
+      say(`line ${n}: not JSON: ${errorMessage(err)}`);
       return;
     }
     if (!isRecord(item) || typeof item["type"] !== "string") {
       say(`line ${n}: expected a JSON object with a string "type", got ${Array.isArray(item) ? "array" : typeof item}`);
       return;
     }
-    let call: ToolCall | null = null;
-    let buildError: string | undefined;
-    try {
-      call = router.buildToolCall(item as UnknownItem);
-    } catch (err) {
-      buildError = (err as Error).message;
-    }
-    if (call === null && buildError === undefined) {
+    const { accepted, callId, reason } = runtime.submit(item as UnknownItem);
+    if (accepted && callId !== undefined) {
+      acceptedCallIds.push(callId);
+      if (reason !== undefined) say(`line ${n}: ${reason} (call ${callId} answered with this error)`);
+    } else if (reason !== undefined) {
+      say(`line ${n}: rejected, no output: ${reason}`);
+    } else {
       logger.debug({ line: n, type: item["type"] }, "not a tool call; ignored");
-      return;
     }
-    rejected = undefined;
-    runtime.submit(item as UnknownItem);
-    if (rejected !== undefined) {
-      say(`line ${n}: rejected, no output: ${rejected}`);
-      return;
-    }
-    const callId = call?.callId ?? itemCallId(item);
-    if (callId === undefined) return;
-    accepted.push({ callId, call: call ?? undefined });
-    if (buildError !== undefined) say(`line ${n}: ${buildError} (call ${callId} answered with this error)`);
   }
 
+  /** The other calls' outputs with the fatal call's own placed where it was submitted. */
   function withFatalOutput(err: FatalToolCallError): ResponseInputItem[] {
-    const byId = new Map(err.outputs.map((o) => [outputCallId(o), o]));
-    const out: ResponseInputItem[] = [];
-    for (const { callId, call } of accepted) {
-      const item = callId === err.callId && call ? responseItemFor(call, err.message) : byId.get(callId);
-      if (item) out.push(item);
-    }
-    return out;
+    const byId = new Map([...err.outputs, err.item].map((o) => [outputCallId(o), o]));
+    return acceptedCallIds.flatMap((callId) => byId.get(callId) ?? []);
   }
 }

@@ -10,12 +10,9 @@ import {
   type CallToolResult,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
-import { toMcpContent, toMcpTools } from "../protocol/index.js";
-import type { FunctionCallItem, CustomToolCallItem } from "../protocol/items.js";
-import { specName } from "../protocol/spec.js";
-import { FatalToolCallError } from "../runtime/errors.js";
-import { ToolCallRuntime } from "../runtime/runtime.js";
-import type { ToolEvent } from "../turn/events.js";
+import { toMcpContent, toMcpTools, type FunctionCallItem, type CustomToolCallItem, specName } from "../protocol/index.js";
+import { FatalToolCallError, ToolCallRuntime } from "../runtime/index.js";
+import type { ToolEvent } from "../turn/index.js";
 import { ConfigError } from "./config.js";
 import { onInterrupt, openSession, type CliSession, type CommonOptions } from "./session.js";
 

@@ -1,10 +1,10 @@
 import path from "node:path";
 import { stat } from "node:fs/promises";
 import { pino, type Logger, type Level } from "pino";
-import { McpConnectionManager } from "../mcp/manager.js";
-import { ToolRouter } from "../router/router.js";
-import { createTurnContext, type TurnContext } from "../turn/context.js";
-import type { ToolEvent } from "../turn/events.js";
+import { McpConnectionManager } from "../mcp/index.js";
+import type { ToolRouter } from "../router/index.js";
+import { createToolRouter } from "../toolset.js";
+import { createTurnContext, type TurnContext, type ToolEvent } from "../turn/index.js";
 import { ConfigError, loadCliConfig, type CliConfig } from "./config.js";
 
 export const EXIT_OK = 0;
@@ -150,7 +150,7 @@ export async function openSession(
     const { failed } = await interruptible(started.waitForStartup(), () => started.close());
     for (const f of failed) process.stderr.write(`toolcall: MCP server '${f.server}' failed to start: ${f.error}\n`);
   }
-  const router = await ToolRouter.fromConfig(config.tools, { logger, ...(mcp ? { mcp } : {}) }).catch(async (err: unknown) => {
+  const router = await createToolRouter(config.tools, { logger, ...(mcp ? { mcp } : {}) }).catch(async (err: unknown) => {
     await mcp?.close();
     throw err;
   });

@@ -1,4 +1,4 @@
-import type { ToolEvent } from "../turn/events.js";
+import type { ToolEvent } from "../turn/index.js";
 
 export type CallState = "queued" | "waiting for lock" | "running" | "done" | "failed";
 

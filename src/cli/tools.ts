@@ -1,5 +1,4 @@
-import { toChatCompletionsTools, toMcpTools, toResponsesTools } from "../protocol/exporters.js";
-import type { ConfiguredToolSpec } from "../protocol/spec.js";
+import { toChatCompletionsTools, toMcpTools, toResponsesTools, type ConfiguredToolSpec } from "../protocol/index.js";
 import { ConfigError } from "./config.js";
 import { openSession, type CommonOptions } from "./session.js";
 

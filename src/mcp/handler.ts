@@ -1,8 +1,7 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { FunctionCallError } from "../protocol/errors.js";
-import type { ToolOutput } from "../protocol/output.js";
-import type { ToolHandler, ToolInvocation } from "../registry/handler.js";
-import { emitEvent } from "../turn/events.js";
+import { FunctionCallError, type ToolOutput } from "../protocol/index.js";
+import type { ToolHandler, ToolInvocation } from "../registry/index.js";
+import { emitEvent } from "../turn/index.js";
 import { McpCallError, type CallOptions } from "./connection.js";
 
 /** What the handler needs from the manager (kept narrow so the handler is easy to test). */

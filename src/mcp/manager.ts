@@ -10,10 +10,9 @@ import type {
   Tool,
   ToolAnnotations,
 } from "@modelcontextprotocol/sdk/types.js";
-import type { ConfiguredToolSpec, FunctionToolSpec, JsonSchema } from "../protocol/spec.js";
-import type { McpToolRef, McpToolSource } from "../registry/mcpSource.js";
-import { defaultLogger } from "../turn/context.js";
-import { emitEvent, type ToolEvent } from "../turn/events.js";
+import type { ConfiguredToolSpec, FunctionToolSpec, JsonSchema } from "../protocol/index.js";
+import type { McpToolRef, McpToolSource } from "../registry/index.js";
+import { defaultLogger, emitEvent, type ToolEvent } from "../turn/index.js";
 import { validateMcpServersConfig, type McpServerConfig, type McpServersConfig } from "./config.js";
 import { collectPages, McpCallError, McpConnection, type CallOptions } from "./connection.js";
 import { McpHandler } from "./handler.js";

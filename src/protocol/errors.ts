@@ -24,7 +24,21 @@ export class FunctionCallError extends Error {
     return new FunctionCallError("missing_local_shell_call_id", "LocalShellCall without call_id or id");
   }
 
+  /** Never throws, even for a proxy whose traps do: it runs on whatever a handler threw. */
   static isFatal(err: unknown): err is FunctionCallError {
-    return err instanceof FunctionCallError && err.kind === "fatal";
+    return FunctionCallError.is(err, "fatal");
+  }
+
+  /** A FunctionCallError whose message the model reads as it is (every kind but fatal). */
+  static isRespondToModel(err: unknown): err is FunctionCallError {
+    return FunctionCallError.is(err, "respond_to_model") || FunctionCallError.is(err, "missing_local_shell_call_id");
+  }
+
+  private static is(err: unknown, kind: FunctionCallErrorKind): boolean {
+    try {
+      return err instanceof FunctionCallError && err.kind === kind;
+    } catch {
+      return false;
+    }
   }
 }

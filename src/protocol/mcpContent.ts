@@ -1,5 +1,4 @@
-import type { ContentItem } from "./items.js";
-import { outputText } from "./items.js";
+import { type ContentItem, outputText } from "./items.js";
 import type { CallToolResult } from "./output.js";
 
 type McpBlock = CallToolResult["content"][number];

@@ -3,8 +3,8 @@ import { Ajv2019 } from "ajv/dist/2019.js";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
 import type { Logger } from "pino";
-import type { JsonSchema } from "../protocol/spec.js";
-import { FunctionCallError } from "../protocol/errors.js";
+import { FunctionCallError, texts, type JsonSchema } from "../protocol/index.js";
+import { errorMessage } from "../util/index.js";
 
 // ajv-formats ships CJS with a default export object.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
@@ -83,13 +83,13 @@ export class SchemaValidatorCache {
 /** Parses a function's argument string; the empty string means `{}`. */
 export function parseArguments(raw: unknown): unknown {
   if (typeof raw !== "string") {
-    throw FunctionCallError.respondToModel("failed to parse function arguments: arguments must be a JSON string");
+    throw FunctionCallError.respondToModel(texts.argumentsNotString);
   }
   if (raw.trim() === "") return {};
   try {
     return JSON.parse(raw) as unknown;
   } catch (err) {
-    throw FunctionCallError.respondToModel(`failed to parse function arguments: ${(err as Error).message}`);
+    throw FunctionCallError.respondToModel(texts.argumentsNotJson(errorMessage(err)));
   }
 }
 
@@ -97,6 +97,6 @@ export function validateArguments(toolName: string, args: unknown, validator: Ar
   if (!validator) return;
   const problems = validator(args);
   if (problems.length > 0) {
-    throw FunctionCallError.respondToModel(`invalid arguments for ${toolName}: ${problems.join("; ")}`);
+    throw FunctionCallError.respondToModel(texts.invalidArguments(toolName, problems));
   }
 }

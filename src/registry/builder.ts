@@ -1,5 +1,5 @@
 import type { Logger } from "pino";
-import { specName, type ConfiguredToolSpec, type ToolSpec } from "../protocol/spec.js";
+import { specName, type ConfiguredToolSpec, type ToolSpec } from "../protocol/index.js";
 import { SchemaValidatorCache } from "./arguments.js";
 import type { ToolHandler } from "./handler.js";
 import { ToolRegistry, type RegisteredTool } from "./registry.js";
@@ -48,17 +48,14 @@ export class ToolRegistryBuilder<Ctx = unknown> {
       const configured = specByName.get(name);
       const spec = configured?.spec;
       const validate = spec?.type === "function" ? validators.validatorFor(spec.parameters, name) : null;
-      tools.set(name, { handler, validate, parallel: configured?.supportsParallelToolCalls ?? false });
+      tools.set(name, { handler, validate, supportsParallel: configured?.supportsParallelToolCalls ?? false });
     }
-    const parallel = new Map<string, boolean>();
-    for (const [name, configured] of specByName) parallel.set(name, configured.supportsParallelToolCalls);
     for (const [alias, target] of this.aliases) {
       const tool = tools.get(target);
       if (!tool) throw new Error(`alias ${alias} names an unregistered tool: ${target}`);
       if (tools.has(alias)) throw new Error(`duplicate tool handler: ${alias}`);
       tools.set(alias, tool);
-      parallel.set(alias, tool.parallel);
     }
-    return { specs: [...this.specs], registry: new ToolRegistry(tools, parallel) };
+    return { specs: [...this.specs], registry: new ToolRegistry(tools) };
   }
 }

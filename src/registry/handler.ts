@@ -1,6 +1,5 @@
-import type { ToolCall, ToolPayload } from "../protocol/call.js";
-import type { ToolOutput } from "../protocol/output.js";
-import type { TurnContext } from "../turn/context.js";
+import type { ToolCall, ToolOutput, ToolPayload } from "../protocol/index.js";
+import type { TurnContext } from "../turn/index.js";
 
 export type ToolKind = "function" | "mcp";
 
@@ -33,8 +32,13 @@ export interface ToolHandler<Ctx = unknown> {
   /** Mutating calls wait for the turn's readiness gate. Default false. */
   isMutating?(inv: ToolInvocation<Ctx>): boolean | Promise<boolean>;
   handle(inv: ToolInvocation<Ctx>): Promise<ToolOutput>;
-  /** What the call had produced when it was aborted, for the aborted output. */
-  abortedOutput?(inv: ToolInvocation<Ctx>): string | undefined;
+  /**
+   * The whole text an aborted call answers with (exec tools: the wall time and what the
+   * command printed), or undefined for the default `aborted by user after {s.s}s`. `inv` is
+   * undefined when the call was aborted before its handler started; `elapsedMs` counts from
+   * submit. Must be synchronous and cheap: it runs inside `abort()`.
+   */
+  abortedOutput?(inv: ToolInvocation<Ctx> | undefined, elapsedMs: number): string | undefined;
 }
 
 export function handlerMatchesKind(handler: ToolHandler<never>, payload: ToolPayload): boolean {

@@ -2,6 +2,5 @@ export * from "./handler.js";
 export * from "./arguments.js";
 export * from "./registry.js";
 export * from "./builder.js";
-export * from "./config.js";
 export * from "./mcpSource.js";
 export * from "./factory.js";

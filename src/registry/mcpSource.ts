@@ -1,4 +1,4 @@
-import type { ConfiguredToolSpec, JsonSchema } from "../protocol/spec.js";
+import type { ConfiguredToolSpec, JsonSchema } from "../protocol/index.js";
 import type { ToolHandler } from "./handler.js";
 
 /** One MCP tool behind a qualified name. */

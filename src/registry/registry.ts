@@ -5,30 +5,16 @@ import type { ToolHandler } from "./handler.js";
 export interface RegisteredTool<Ctx = unknown> {
   handler: ToolHandler<Ctx>;
   validate: ArgumentValidator | null;
-  /** The spec's flag; false for a handler without a spec. */
-  parallel: boolean;
+  /** The spec's `supportsParallelToolCalls`; false for a handler without a spec. */
+  supportsParallel: boolean;
 }
 
 /** Handlers by exact tool name. Built by `ToolRegistryBuilder`. */
 export class ToolRegistry<Ctx = unknown> {
-  /** @internal use `ToolRegistryBuilder.build()` */
-  constructor(
-    private readonly tools: ReadonlyMap<string, RegisteredTool<Ctx>>,
-    private readonly parallel: ReadonlyMap<string, boolean>,
-  ) {}
+  /** Use `ToolRegistryBuilder.build()`. */
+  constructor(private readonly tools: ReadonlyMap<string, RegisteredTool<Ctx>>) {}
 
-  handler(name: string): ToolHandler<Ctx> | undefined {
-    return this.tools.get(name)?.handler;
-  }
-
-  /** @internal */
   lookup(name: string): RegisteredTool<Ctx> | undefined {
     return this.tools.get(name);
   }
-
-  /** The spec's parallel flag; undefined for names without a spec. */
-  specSupportsParallel(name: string): boolean | undefined {
-    return this.parallel.get(name);
-  }
 }
-

@@ -1,11 +1,37 @@
-import type { ToolCall } from "../protocol/call.js";
-import { FunctionCallError } from "../protocol/errors.js";
-import type { McpToolRef } from "../registry/mcpSource.js";
+import {
+  FunctionCallError,
+  texts,
+  type PayloadKind,
+  type ShellToolCallParams,
+  type ToolCall,
+} from "../protocol/index.js";
+import type { McpToolRef } from "../registry/index.js";
+import { isRecord } from "../util/index.js";
 
-type Raw = Record<string, unknown>;
+/**
+ * What a model item becomes, as a value (failures are not thrown: the runtime answers them
+ * like any other call, so it needs their call id, name and payload kind).
+ */
+export type BuiltToolCall =
+  | { kind: "call"; call: ToolCall }
+  /** Messages, reasoning, hosted tool items: not ours to run. */
+  | { kind: "not_a_call" }
+  | ToolCallFailure;
 
-const isRecord = (v: unknown): v is Raw => typeof v === "object" && v !== null && !Array.isArray(v);
+/** A tool item that cannot become a call. Without a call id it cannot be answered at all. */
+export interface ToolCallFailure {
+  kind: "failed";
+  callId: string | undefined;
+  /** `{namespace}__{name}` as a call would be named; `""` when the item names no tool. */
+  toolName: string;
+  payloadKind: PayloadKind;
+  error: FunctionCallError;
+}
+
 const nonEmptyString = (v: unknown): v is string => typeof v === "string" && v.length > 0;
+const isStringArray = (v: unknown): v is string[] => Array.isArray(v) && v.every((s) => typeof s === "string");
+const isStringRecord = (v: unknown): v is Record<string, string> =>
+  isRecord(v) && Object.values(v).every((s) => typeof s === "string");
 
 /** The call id of a tool item, or undefined when it has none usable. */
 export function itemCallId(item: unknown): string | undefined {
@@ -15,83 +41,78 @@ export function itemCallId(item: unknown): string | undefined {
   return undefined;
 }
 
-function toolName(item: Raw, kind: string): string {
+/** The tool a function or custom item names: `{namespace}__{name}` when namespaced. */
+function itemToolName(item: Record<string, unknown>): string | undefined {
   const name = item["name"];
-  if (!nonEmptyString(name)) throw FunctionCallError.respondToModel(`${kind} without a tool name`);
+  if (!nonEmptyString(name)) return undefined;
   const ns = item["namespace"];
   return nonEmptyString(ns) ? `${ns}__${name}` : name;
 }
 
-function callId(item: Raw, kind: string): string {
-  const id = item["call_id"];
-  if (!nonEmptyString(id)) throw FunctionCallError.respondToModel(`${kind} without call_id`);
-  return id;
+function failed(callId: string | undefined, toolName: string, payloadKind: PayloadKind, message: string): ToolCallFailure {
+  return { kind: "failed", callId, toolName, payloadKind, error: FunctionCallError.respondToModel(message) };
 }
 
-const isStringArray = (v: unknown): v is string[] => Array.isArray(v) && v.every((s) => typeof s === "string");
-const isStringRecord = (v: unknown): v is Record<string, string> =>
-  isRecord(v) && Object.values(v).every((s) => typeof s === "string");
-
-function localShellCall(item: Raw): ToolCall {
+function localShellCall(item: Record<string, unknown>): BuiltToolCall {
   const id = itemCallId(item);
-  if (id === undefined) throw FunctionCallError.missingLocalShellCallId();
-  const action = item["action"];
-  if (!isRecord(action) || action["type"] !== "exec") {
-    throw FunctionCallError.respondToModel("local_shell_call action must be an exec action");
+  const fail = (message: string): ToolCallFailure => failed(id, "local_shell", "local_shell", message);
+  if (id === undefined) {
+    return { kind: "failed", callId: undefined, toolName: "local_shell", payloadKind: "local_shell", error: FunctionCallError.missingLocalShellCallId() };
   }
+  const action = item["action"];
+  if (!isRecord(action) || action["type"] !== "exec") return fail("local_shell_call action must be an exec action");
   const command = action["command"];
   if (!isStringArray(command) || command.length === 0) {
-    throw FunctionCallError.respondToModel("local_shell_call action.command must be a non-empty array of strings");
+    return fail("local_shell_call action.command must be a non-empty array of strings");
   }
-  const params: ToolCall["payload"] & { kind: "local_shell" } = { kind: "local_shell", params: { command } };
+  const params: ShellToolCallParams = { command };
   const { working_directory: workdir, timeout_ms: timeoutMs, env } = action;
   if (workdir != null) {
-    if (typeof workdir !== "string") throw FunctionCallError.respondToModel("local_shell_call action.working_directory must be a string");
-    params.params.workdir = workdir;
+    if (typeof workdir !== "string") return fail("local_shell_call action.working_directory must be a string");
+    params.workdir = workdir;
   }
   if (timeoutMs != null) {
     if (typeof timeoutMs !== "number" || !Number.isFinite(timeoutMs) || timeoutMs <= 0) {
-      throw FunctionCallError.respondToModel("local_shell_call action.timeout_ms must be a positive number");
+      return fail("local_shell_call action.timeout_ms must be a positive number");
     }
-    params.params.timeoutMs = timeoutMs;
+    params.timeoutMs = timeoutMs;
   }
   if (env != null) {
-    if (!isStringRecord(env)) throw FunctionCallError.respondToModel("local_shell_call action.env must map names to strings");
-    params.params.env = env;
+    if (!isStringRecord(env)) return fail("local_shell_call action.env must map names to strings");
+    params.env = env;
   }
-  return { toolName: "local_shell", callId: id, payload: params };
+  return { kind: "call", call: { toolName: "local_shell", callId: id, payload: { kind: "local_shell", params } } };
 }
 
+const NOT_A_CALL: BuiltToolCall = Object.freeze({ kind: "not_a_call" });
+
 /**
- * Model output item -> `ToolCall`; null for items that are not tool calls. Throws
- * `FunctionCallError` for tool items it cannot turn into a call.
+ * Model output item -> `ToolCall`, as a value: `not_a_call` for items that are not tool calls,
+ * `failed` (with whatever call id and name the item has) for tool items that cannot become one.
+ * `resolveMcp` maps a qualified name to its MCP tool by exact lookup.
  */
-export function buildToolCall(item: unknown, resolveMcp: (name: string) => McpToolRef | undefined): ToolCall | null {
-  if (!isRecord(item)) return null;
-  switch (item["type"]) {
-    case "function_call": {
-      const name = toolName(item, "function_call");
-      const id = callId(item, "function_call");
-      const args = item["arguments"];
-      if (typeof args !== "string") {
-        throw FunctionCallError.respondToModel("failed to parse function arguments: arguments must be a JSON string");
-      }
-      const ref = resolveMcp(name);
-      if (ref) {
-        return { toolName: name, callId: id, payload: { kind: "mcp", server: ref.server, tool: ref.tool, rawArguments: args } };
-      }
-      return { toolName: name, callId: id, payload: { kind: "function", arguments: args } };
-    }
-    case "custom_tool_call": {
-      const name = toolName(item, "custom_tool_call");
-      const id = callId(item, "custom_tool_call");
-      const input = item["input"];
-      if (typeof input !== "string") throw FunctionCallError.respondToModel("custom_tool_call input must be a string");
-      return { toolName: name, callId: id, payload: { kind: "custom", input } };
-    }
-    case "local_shell_call":
-      return localShellCall(item);
-    default:
-      return null;
+export function buildCall(item: unknown, resolveMcp: (name: string) => McpToolRef | undefined): BuiltToolCall {
+  if (!isRecord(item)) return NOT_A_CALL;
+  const type = item["type"];
+  if (type === "local_shell_call") return localShellCall(item);
+  if (type !== "function_call" && type !== "custom_tool_call") return NOT_A_CALL;
+
+  const payloadKind = type === "function_call" ? "function" : "custom";
+  const name = itemToolName(item);
+  const rawId = item["call_id"];
+  const callId = nonEmptyString(rawId) ? rawId : undefined;
+  if (name === undefined) return failed(callId, "", payloadKind, `${type} without a tool name`);
+  if (callId === undefined) return failed(undefined, name, payloadKind, `${type} without call_id`);
+  if (type === "custom_tool_call") {
+    const input = item["input"];
+    if (typeof input !== "string") return failed(callId, name, payloadKind, "custom_tool_call input must be a string");
+    return { kind: "call", call: { toolName: name, callId, payload: { kind: "custom", input } } };
   }
+  const args = item["arguments"];
+  if (typeof args !== "string") return failed(callId, name, payloadKind, texts.argumentsNotString);
+  const ref = resolveMcp(name);
+  const payload = ref
+    ? ({ kind: "mcp", server: ref.server, tool: ref.tool, rawArguments: args } as const)
+    : ({ kind: "function", arguments: args } as const);
+  return { kind: "call", call: { toolName: name, callId, payload } };
 }

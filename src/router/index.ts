@@ -1,3 +1,2 @@
-export * from "./router.js";
-export { itemCallId } from "./buildToolCall.js";
-
+export { ToolRouter, type DispatchOptions, type DispatchResult } from "./router.js";
+export { itemCallId, type BuiltToolCall, type ToolCallFailure } from "./buildToolCall.js";

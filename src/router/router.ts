@@ -1,29 +1,44 @@
 import type { Logger } from "pino";
-import type { ToolCall } from "../protocol/call.js";
-import { FunctionCallError } from "../protocol/errors.js";
-import type { ResponseInputItem, UnknownItem, ResponseItem } from "../protocol/items.js";
-import type { ToolOutput } from "../protocol/output.js";
-import type { ConfiguredToolSpec } from "../protocol/spec.js";
-import type { TurnContext } from "../turn/context.js";
-import { parseArguments, SchemaValidatorCache, validateArguments, type ArgumentValidator } from "../registry/arguments.js";
-import { handlerMatchesKind, type ToolHandler, type ToolInvocation } from "../registry/handler.js";
-import type { McpToolRef, McpToolSource } from "../registry/mcpSource.js";
-import type { DynamicToolSpec, ToolsConfig } from "../registry/config.js";
-import { toolFactory, type ToolFactoryContext, type ToolRegistration } from "../registry/factory.js";
-import { ToolRegistryBuilder } from "../registry/builder.js";
-import { specName } from "../protocol/spec.js";
-import { builtinToolFactories } from "../handlers/index.js";
-import type { RegisteredTool, ToolRegistry } from "../registry/registry.js";
-import { buildToolCall } from "./buildToolCall.js";
-import { failureItem, outputToResult } from "./outputs.js";
+import {
+  FunctionCallError,
+  outputBody,
+  responseItemFor,
+  specName,
+  texts,
+  type ConfiguredToolSpec,
+  type ResponseInputItem,
+  type ResponseItem,
+  type ToolCall,
+  type UnknownItem,
+} from "../protocol/index.js";
+import {
+  handlerMatchesKind,
+  parseArguments,
+  SchemaValidatorCache,
+  validateArguments,
+  type ArgumentValidator,
+  type McpToolRef,
+  type McpToolSource,
+  type RegisteredTool,
+  type ToolHandler,
+  type ToolInvocation,
+  type ToolRegistry,
+} from "../registry/index.js";
+import { truncateBody, type TurnContext } from "../turn/index.js";
+import { errorText, now } from "../util/index.js";
+import { buildCall, type BuiltToolCall } from "./buildToolCall.js";
+import { Invocation } from "./invocation.js";
 
 export interface DispatchOptions<Ctx> {
   turn: TurnContext;
   /** Read only when needed (gate wait, `inv.signal`): a caller may create it lazily. */
-  signal: AbortSignal;
+  readonly signal: AbortSignal;
   context?: Ctx;
-  /** Called when the handler is about to run (after the gate), with `performance.now()`. */
-  onStart?(invocation: ToolInvocation<Ctx>, handler: ToolHandler<Ctx>, startedAt: number): void;
+  /**
+   * The moment the handler starts (lock held, gate passed). The runtime emits
+   * `tool_call_begin` here and keeps the invocation for the handler's `abortedOutput`.
+   */
+  onStart?(invocation: ToolInvocation<Ctx>, startedAt: number): void;
 }
 
 export interface DispatchResult {
@@ -32,9 +47,10 @@ export interface DispatchResult {
   timing: { gateWaitMs: number; handlerMs: number };
 }
 
-const now = (): number => performance.now();
-
-/** Turns model items into calls and dispatches calls to their handlers (Codex `ToolRouter`). */
+/**
+ * Turns model items into calls and dispatches calls to their handlers (Codex `ToolRouter`).
+ * Building a router from a config is `createToolRouter`'s job (src/toolset.ts).
+ */
 export class ToolRouter<Ctx = unknown> {
   private readonly validators: SchemaValidatorCache;
   private readonly logger: Logger | undefined;
@@ -49,34 +65,6 @@ export class ToolRouter<Ctx = unknown> {
   ) {
     this.validators = new SchemaValidatorCache(opts.logger);
     this.logger = opts.logger;
-  }
-
-  /**
-   * A router with the built-in tools `config` selects, the MCP tools of `opts.mcp`, the
-   * embedder's dynamic tools, and plugin tools from factories registered with
-   * `registerToolFactory` (`opts.tools`: factory name -> its parameters).
-   */
-  static async fromConfig(
-    config: ToolsConfig = {},
-    opts: { mcp?: McpToolSource; dynamicTools?: DynamicToolSpec[]; tools?: Record<string, unknown>; logger?: Logger } = {},
-  ): Promise<ToolRouter> {
-    const ctx: ToolFactoryContext = { config, dynamicTools: opts.dynamicTools ?? [] };
-    if (opts.mcp) ctx.mcp = opts.mcp;
-    const builder = new ToolRegistryBuilder(opts.logger ? { logger: opts.logger } : {});
-    const add = (registrations: ToolRegistration[]): void => {
-      for (const { spec, handler, supportsParallel, aliases } of registrations) {
-        builder.pushSpecWithParallelSupport(spec, supportsParallel).registerHandler(specName(spec), handler);
-        for (const alias of aliases ?? []) builder.registerAlias(alias, specName(spec));
-      }
-    };
-    for (const factory of builtinToolFactories) add(factory(config, ctx));
-    for (const [name, params] of Object.entries(opts.tools ?? {})) {
-      const factory = toolFactory(name);
-      if (!factory) throw new Error(`unknown tool factory: ${name}`);
-      add(factory(params, ctx));
-    }
-    const { specs, registry } = builder.build();
-    return new ToolRouter(registry, specs, opts.mcp, opts.logger ? { logger: opts.logger } : {});
   }
 
   /** Every tool offered to the model now: registered specs, then the MCP tools listed now. */
@@ -96,7 +84,14 @@ export class ToolRouter<Ctx = unknown> {
 
   /** Null for items that are not tool calls; throws `FunctionCallError` for broken tool items. */
   buildToolCall(item: ResponseItem | UnknownItem): ToolCall | null {
-    return buildToolCall(item, this.resolveMcp);
+    const built = this.tryBuildToolCall(item);
+    if (built.kind === "failed") throw built.error;
+    return built.kind === "call" ? built.call : null;
+  }
+
+  /** `buildToolCall` as a value: never throws. */
+  tryBuildToolCall(item: ResponseItem | UnknownItem): BuiltToolCall {
+    return buildCall(item, this.resolveMcp);
   }
 
   /** A registered tool wins over an MCP tool listed later under the same name. */
@@ -105,16 +100,29 @@ export class ToolRouter<Ctx = unknown> {
 
   /** By spec; an unknown name is not parallel-safe. */
   toolSupportsParallel(toolName: string): boolean {
-    const flag = this.registry.specSupportsParallel(toolName);
-    if (flag !== undefined) return flag;
-    return this.mcp?.resolve(toolName)?.supportsParallel ?? false;
+    return this.registry.lookup(toolName)?.supportsParallel ?? this.mcp?.resolve(toolName)?.supportsParallel ?? false;
   }
 
   /** The spec flag, then the handler's per-call say (which may only downgrade). */
   callSupportsParallel(call: ToolCall): boolean {
     const resolved = this.resolve(call);
-    if (!resolved?.parallel) return false;
+    if (!resolved?.supportsParallel) return false;
     return resolved.handler.supportsParallel ? resolved.handler.supportsParallel(call) === true : true;
+  }
+
+  /**
+   * The text an aborted call answers with: its handler's `abortedOutput` when it gives one,
+   * else `aborted by user after {s.s}s`. `invocation` is undefined when the handler never started.
+   */
+  abortedText(call: ToolCall, invocation: ToolInvocation<Ctx> | undefined, elapsedMs: number): string {
+    const handler = this.resolve(call)?.handler;
+    try {
+      const text = handler?.abortedOutput?.(invocation, elapsedMs);
+      if (typeof text === "string") return text;
+    } catch (err) {
+      this.logger?.warn({ err: errorText(err), callId: call.callId }, "abortedOutput threw");
+    }
+    return texts.abortedAfter(elapsedMs);
   }
 
   private resolve(call: ToolCall): RegisteredTool<Ctx> | undefined {
@@ -126,95 +134,74 @@ export class ToolRouter<Ctx = unknown> {
     return {
       handler: this.mcp.handler as ToolHandler<Ctx>,
       validate: ref.inputSchema ? this.validators.validatorFor(ref.inputSchema, call.toolName, "2020-12") : null,
-      parallel: ref.supportsParallel,
+      supportsParallel: ref.supportsParallel,
     };
   }
 
   /**
    * Runs one call to completion: handler lookup, payload check, argument validation, the gate
    * for mutating calls, the handler, output conversion and truncation. Every error but
-   * `Fatal` becomes a failure output.
+   * `Fatal` becomes a failure output; a fatal one is thrown.
    */
   async dispatch(call: ToolCall, opts: DispatchOptions<Ctx>): Promise<DispatchResult> {
     const { turn } = opts;
     const timing = { gateWaitMs: 0, handlerMs: 0 };
-    const policy = turn.truncationPolicy;
+    let handlerStart = 0;
+    let text: string;
     try {
       const resolved = this.resolve(call);
       if (!resolved) {
-        const message =
-          call.payload.kind === "custom" ? `unsupported custom tool call: ${call.toolName}` : `unsupported call: ${call.toolName}`;
-        return { item: failureItem(call, message, policy), success: false, timing };
-      }
-      const { handler } = resolved;
-      if (!handlerMatchesKind(handler, call.payload)) {
-        throw FunctionCallError.fatal(`tool ${call.toolName} invoked with incompatible payload`);
-      }
-      const invocation = new Invocation(call, invocationArgs(call, resolved.validate), opts);
-      if (handler.isMutating) {
-        if (await handler.isMutating(invocation)) {
-          const gateStart = now();
-          await turn.toolCallGate.waitReady(opts.signal);
-          timing.gateWaitMs = now() - gateStart;
+        text = texts.unsupportedCall(call.toolName, call.payload.kind === "custom");
+      } else {
+        const { handler } = resolved;
+        if (!handlerMatchesKind(handler, call.payload)) {
+          throw FunctionCallError.fatal(texts.incompatiblePayload(call.toolName));
         }
-        // The call may have been aborted while the classification was pending: never start it then.
-        opts.signal.throwIfAborted();
-      }
-      const handlerStart = now();
-      opts.onStart?.(invocation, handler, handlerStart);
-      let output: ToolOutput;
-      try {
-        output = await handler.handle(invocation);
-      } finally {
+        const invocation = new Invocation(call, invocationArgs(call, resolved.validate), opts);
+        if (handler.isMutating) {
+          if (await handler.isMutating(invocation)) {
+            const gateStart = now();
+            await turn.toolCallGate.waitReady(opts.signal);
+            timing.gateWaitMs = now() - gateStart;
+          }
+          // The call may have been aborted while the classification was pending: never start it then.
+          opts.signal.throwIfAborted();
+        }
+        handlerStart = now();
+        opts.onStart?.(invocation, handlerStart);
+        const output = await handler.handle(invocation);
         timing.handlerMs = now() - handlerStart;
+        const body = outputBody(output);
+        if (typeof body !== "string") {
+          const bounded = body.bounded ? body.body : truncateBody(body.body, turn.truncationPolicy);
+          return { item: responseItemFor(call.callId, call.payload.kind, bounded), success: body.success, timing };
+        }
+        text = texts.malformedOutput(call.toolName, body);
       }
-      return outputToResult(call, output, policy, timing);
     } catch (err) {
+      if (handlerStart !== 0 && timing.handlerMs === 0) timing.handlerMs = now() - handlerStart;
       if (FunctionCallError.isFatal(err)) throw err;
-      return { item: failureItem(call, this.errorMessage(call, err, turn, opts), policy), success: false, timing };
+      text = this.failureText(call, err, opts);
     }
+    return { item: responseItemFor(call.callId, call.payload.kind, truncateBody(text, turn.truncationPolicy)), success: false, timing };
   }
 
+  /** `dispatch(...).item`. */
   async dispatchToolCall(call: ToolCall, opts: DispatchOptions<Ctx>): Promise<ResponseInputItem> {
     return (await this.dispatch(call, opts)).item;
   }
 
-  private errorMessage(call: ToolCall, err: unknown, turn: TurnContext, opts: DispatchOptions<Ctx>): string {
-    if (err instanceof FunctionCallError) return err.message;
-    if (opts.signal.aborted) return "aborted by user";
-    turn.logger.error({ err, callId: call.callId, toolName: call.toolName }, "tool handler threw");
-    const message = err instanceof Error ? err.message : String(err);
-    return `tool ${call.toolName} failed: ${message}`;
-  }
-}
-
-/**
- * A class rather than a literal: V8 builds it far faster than an object literal with a getter.
- * `signal` is read through from the dispatch options, so a signal the caller creates lazily is
- * only created when a handler uses it (it lives on the prototype: copy it explicitly when
- * cloning an invocation).
- */
-class Invocation<Ctx> implements ToolInvocation<Ctx> {
-  readonly callId: string;
-  readonly toolName: string;
-  readonly payload: ToolCall["payload"];
-  readonly turn: TurnContext;
-  readonly context: Ctx;
-
-  constructor(
-    call: ToolCall,
-    readonly args: unknown,
-    private readonly opts: DispatchOptions<Ctx>,
-  ) {
-    this.callId = call.callId;
-    this.toolName = call.toolName;
-    this.payload = call.payload;
-    this.turn = opts.turn;
-    this.context = opts.context as Ctx;
-  }
-
-  get signal(): AbortSignal {
-    return this.opts.signal;
+  private failureText(call: ToolCall, err: unknown, opts: DispatchOptions<Ctx>): string {
+    if (FunctionCallError.isRespondToModel(err)) return errorText(err) ?? texts.toolFailed(call.toolName, undefined);
+    if (opts.signal.aborted) return texts.abortedByUser;
+    const message = errorText(err);
+    try {
+      opts.turn.logger.error({ err, callId: call.callId, toolName: call.toolName }, "tool handler threw");
+    } catch {
+      // A thrown value the logger cannot serialize: the model still gets its answer.
+      opts.turn.logger.error({ err: message, callId: call.callId, toolName: call.toolName }, "tool handler threw");
+    }
+    return texts.toolFailed(call.toolName, message);
   }
 }
 

@@ -1,4 +1,4 @@
-import type { ResponseInputItem } from "../protocol/items.js";
+import type { ResponseInputItem } from "../protocol/index.js";
 
 /** `drain()` rejects with this when a call ended the turn with a fatal error. */
 export class FatalToolCallError extends Error {
@@ -7,6 +7,8 @@ export class FatalToolCallError extends Error {
     message: string,
     /** The other calls' outputs, in submission order. */
     readonly outputs: ResponseInputItem[],
+    /** The fatal call's own output (its message), to place among the others. */
+    readonly item: ResponseInputItem,
   ) {
     super(message);
     this.name = "FatalToolCallError";

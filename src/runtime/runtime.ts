@@ -1,24 +1,20 @@
-import type { ToolCall } from "../protocol/call.js";
-import { FunctionCallError } from "../protocol/errors.js";
-import type { ResponseInputItem, ResponseItem, UnknownItem } from "../protocol/items.js";
-import type { TurnContext } from "../turn/context.js";
-import { emitEvent, type Timing } from "../turn/events.js";
-import { dynamicCallBroker, type DynamicToolResponse } from "../turn/dynamicCalls.js";
-import type { ToolHandler, ToolInvocation } from "../registry/handler.js";
-import { itemCallId } from "../router/buildToolCall.js";
-import { failureItem } from "../router/outputs.js";
-import type { DispatchOptions, ToolRouter } from "../router/router.js";
+import {
+  FunctionCallError,
+  responseItemFor,
+  texts,
+  type ResponseInputItem,
+  type ResponseItem,
+  type ToolCall,
+  type UnknownItem,
+} from "../protocol/index.js";
+import type { ToolRouter } from "../router/index.js";
+import { dynamicCallBroker, emitEvent, truncateBody, type DynamicToolResponse, type TurnContext } from "../turn/index.js";
+import { errorText, now } from "../util/index.js";
+import { CallRecord, type ToolCallOutcome } from "./callRecord.js";
 import { FatalToolCallError } from "./errors.js";
 import { SharedExclusiveLock } from "./lock.js";
 
-export interface ToolCallOutcome {
-  callId: string;
-  toolName: string;
-  item: ResponseInputItem;
-  success: boolean;
-  aborted: boolean;
-  timing: Timing;
-}
+export type { ToolCallOutcome };
 
 export interface ToolCallRuntimeOptions<Ctx> {
   /** Shared calls running at once; an integer in 1..256, default 16. */
@@ -28,102 +24,32 @@ export interface ToolCallRuntimeOptions<Ctx> {
   context?: Ctx;
 }
 
-const SHELL_TOOLS = new Set(["shell", "shell_command", "local_shell"]);
-const now = (): number => performance.now();
-const seconds = (ms: number): string => (ms / 1000).toFixed(1);
-
 /**
- * One accepted call, from submit until its outcome is settled and its lock slot released. It is
- * also the call's dispatch options: its abort signal is created only when something reads it,
- * because an `AbortSignal` costs microseconds and most handlers never look.
+ * What `submit` did with an item. Not a tool call: `accepted: false` and no reason. Rejected
+ * (no call id, duplicate call id): `accepted: false` and the reason; it gets no output.
+ * Accepted: the call id; `reason` is set when the item could not become a call and is answered
+ * with that error.
  */
-class CallRecord<Ctx> implements DispatchOptions<Ctx> {
-  readonly outcome: Promise<ToolCallOutcome>;
-  settled = false;
-  startedAt: number | undefined;
-  lockGrantedAt: number | undefined;
-  gateWaitMs = 0;
-  handlerMs = 0;
-  started: { invocation: ToolInvocation<Ctx>; handler: ToolHandler<Ctx> } | undefined;
-  /** The settled outcome, readable without awaiting. */
-  result: ToolCallOutcome | undefined;
-  /** Set once the call is aborted (runtime abort, fatal error, or its own signal). */
-  abortReason: unknown;
-  private controller: AbortController | undefined;
-  private resolve!: (o: ToolCallOutcome) => void;
-
-  constructor(
-    readonly call: ToolCall,
-    readonly submittedAt: number,
-    readonly turn: TurnContext,
-    readonly context: Ctx,
-  ) {
-    this.outcome = new Promise((resolve) => (this.resolve = resolve));
-  }
-
-  get signal(): AbortSignal {
-    if (!this.controller) {
-      this.controller = new AbortController();
-      if (this.abortReason !== undefined) this.controller.abort(this.abortReason);
-    }
-    return this.controller.signal;
-  }
-
-  get aborted(): boolean {
-    return this.abortReason !== undefined;
-  }
-
-  abortSignal(reason: unknown): void {
-    if (this.abortReason !== undefined) return;
-    this.abortReason = reason;
-    this.controller?.abort(reason);
-  }
-
-  onStart(invocation: ToolInvocation<Ctx>, handler: ToolHandler<Ctx>, startedAt: number): void {
-    this.started = { invocation, handler };
-    this.startedAt = startedAt;
-    const { callId, toolName, payload } = this.call;
-    emitEvent(this.turn, { type: "tool_call_begin", callId, toolName, payloadKind: payload.kind });
-  }
-
-  /** First settlement wins; later ones (a handler finishing after abort) are ignored. */
-  settle(item: ResponseInputItem, success: boolean, aborted: boolean): ToolCallOutcome | undefined {
-    if (this.settled) return undefined;
-    this.settled = true;
-    const end = now();
-    const outcome: ToolCallOutcome = {
-      callId: this.call.callId,
-      toolName: this.call.toolName,
-      item,
-      success,
-      aborted,
-      timing: {
-        queuedMs: (this.startedAt ?? end) - this.submittedAt,
-        // Everything from submit to the lock request is synchronous: submit time is request time.
-        lockWaitMs: (this.lockGrantedAt ?? end) - this.submittedAt,
-        gateWaitMs: this.gateWaitMs,
-        handlerMs: this.handlerMs,
-        totalMs: end - this.submittedAt,
-      },
-    };
-    this.result = outcome;
-    this.resolve(outcome);
-    return outcome;
-  }
+export interface SubmitResult {
+  accepted: boolean;
+  callId?: string;
+  reason?: string;
 }
 
+const NOT_A_CALL: SubmitResult = Object.freeze({ accepted: false });
+
 /**
- * Runs a turn's tool calls: each starts as soon as it is submitted, shared calls overlap up to
- * `maxConcurrency`, exclusive calls run alone, conflicting calls keep submission order, and
- * `drain()` answers every accepted call exactly once, in submission order (Codex
- * `ToolCallRuntime`).
+ * Runs a turn's tool calls (Codex `ToolCallRuntime`): each starts as soon as it is submitted,
+ * shared calls overlap up to `maxConcurrency`, exclusive calls run alone, conflicting calls keep
+ * submission order, and `drain()` answers every accepted call exactly once, in submission order.
+ * The runtime is lock + dispatch + abort; it knows no tool by name.
  */
 export class ToolCallRuntime<Ctx = unknown> {
   private readonly lock: SharedExclusiveLock;
   private readonly context: Ctx;
-  private readonly seen = new Set<string>();
+  private readonly acceptedCallIds = new Set<string>();
   /** Calls whose handler may still run: abort fans out to them from one place. */
-  private readonly live = new Set<CallRecord<Ctx>>();
+  private readonly running = new Set<CallRecord<Ctx>>();
   private pending: CallRecord<Ctx>[] = [];
   private abortReason: string | undefined;
   private fatal: { callId: string; message: string; reported: boolean } | undefined;
@@ -151,22 +77,46 @@ export class ToolCallRuntime<Ctx = unknown> {
   }
 
   /** Accepts a model output item and starts its call at once. Never throws. */
-  submit(item: ResponseItem | UnknownItem): void {
+  submit(item: ResponseItem | UnknownItem): SubmitResult {
     try {
-      this.accept(item, now());
+      return this.accept(item, now());
     } catch (err) {
-      this.turn.logger.error({ err }, "submit failed unexpectedly");
+      // Only a hostile item (a proxy whose traps throw) gets here: nothing was accepted.
+      const reason = `unreadable item: ${errorText(err) ?? "unknown error"}`;
+      this.turn.logger.warn({ reason }, "tool call rejected");
+      emitEvent(this.turn, { type: "tool_call_rejected", callId: "", toolName: "", reason });
+      return { accepted: false, reason };
     }
+  }
+
+  private accept(item: ResponseItem | UnknownItem, submittedAt: number): SubmitResult {
+    const built = this.router.tryBuildToolCall(item);
+    if (built.kind === "not_a_call") return NOT_A_CALL;
+    const { callId, toolName } = built.kind === "call" ? built.call : built;
+    if (callId === undefined) {
+      return this.reject(item, "", toolName, built.kind === "failed" ? messageOf(built.error) : texts.withoutCallId);
+    }
+    if (this.acceptedCallIds.has(callId)) return this.reject(item, callId, toolName, texts.duplicateCallId(callId));
+    this.acceptedCallIds.add(callId);
+
+    if (built.kind === "call") {
+      this.pending.push(this.start(built.call, submittedAt));
+      return { accepted: true, callId };
+    }
+    // A known call id, but the item could not become a call: answer it with the error (or, once
+    // the turn is aborted, with the aborted output like every other late submit).
+    const record = new CallRecord<Ctx>(callId, toolName, built.payloadKind, undefined, submittedAt, this.turn, this.context);
+    this.pending.push(record);
+    const reason = messageOf(built.error);
+    if (this.aborted) this.settleAborted(record);
+    else this.answer(record, reason, false);
+    return { accepted: true, callId, reason };
   }
 
   /** Runs one call outside the submit/drain bookkeeping; rejects only with `FatalToolCallError`. */
   async handleToolCall(call: ToolCall, signal?: AbortSignal): Promise<ToolCallOutcome> {
-    const record = this.start(call, now(), signal);
-    const outcome = await record.outcome;
-    if (this.fatal?.callId === call.callId && !outcome.aborted && !this.fatal.reported) {
-      this.fatal.reported = true;
-      throw new FatalToolCallError(call.callId, this.fatal.message, []);
-    }
+    const outcome = await this.start(call, now(), signal).outcome;
+    this.reportFatal([outcome]);
     return outcome;
   }
 
@@ -183,20 +133,15 @@ export class ToolCallRuntime<Ctx = unknown> {
       // Settled calls are read directly: an await per call costs more than the call itself.
       for (const record of batch) outcomes.push(record.result ?? (await record.outcome));
     }
-    const fatal = this.fatal;
-    if (fatal && !fatal.reported && outcomes.some((o) => o.callId === fatal.callId)) {
-      fatal.reported = true;
-      const others = outcomes.filter((o) => o.callId !== fatal.callId).map((o) => o.item);
-      throw new FatalToolCallError(fatal.callId, fatal.message, others);
-    }
+    this.reportFatal(outcomes);
     return outcomes;
   }
 
   /** Answers every pending call with its aborted output now; queued calls never start. */
   abort(reason?: string): void {
     if (this.aborted) return;
-    this.abortReason = reason ?? "aborted by user";
-    for (const record of [...this.live]) this.abortCall(record, this.abortReason);
+    this.abortReason = reason ?? texts.abortedByUser;
+    for (const record of [...this.running]) this.abortCall(record, this.abortReason);
   }
 
   /** Delivers the embedder's answer to a waiting dynamic tool call; false if none is waiting. */
@@ -204,45 +149,17 @@ export class ToolCallRuntime<Ctx = unknown> {
     return dynamicCallBroker(this.turn).respond(callId, response);
   }
 
-  private accept(item: ResponseItem | UnknownItem, submittedAt: number): void {
-    let call: ToolCall | null = null;
-    let buildError: unknown;
-    try {
-      call = this.router.buildToolCall(item);
-      if (call === null) return;
-    } catch (err) {
-      buildError = err;
-    }
-    const callId = call?.callId ?? itemCallId(item);
-    if (callId === undefined) {
-      return this.reject(item, "", errorText(buildError) ?? "tool call without a call id");
-    }
-    const known = this.seen.size;
-    if (this.seen.add(callId).size === known) return this.reject(item, callId, `duplicate call id: ${callId}`);
-
-    if (call) {
-      this.pending.push(this.start(call, submittedAt));
-      return;
-    }
-    // Known call id, but the item could not become a call: answer it with the error (or, once
-    // the turn is aborted, with the aborted output like every other late submit).
-    const placeholder = placeholderCall(item, callId);
-    const record = new CallRecord<Ctx>(placeholder, submittedAt, this.turn, this.context);
-    this.pending.push(record);
-    if (this.aborted) return this.settleAborted(record);
-    this.finish(record, failureItem(placeholder, errorText(buildError) ?? "invalid tool call", this.turn.truncationPolicy), false, false);
-  }
-
-  private reject(item: ResponseItem | UnknownItem, callId: string, reason: string): void {
-    const toolName = itemName(item) ?? String(item.type);
-    this.turn.logger.warn({ callId, toolName, reason }, "tool call rejected");
-    emitEvent(this.turn, { type: "tool_call_rejected", callId, toolName, reason });
+  private reject(item: ResponseItem | UnknownItem, callId: string, toolName: string, reason: string): SubmitResult {
+    const name = toolName || String(item.type);
+    this.turn.logger.warn({ callId, toolName: name, reason }, "tool call rejected");
+    emitEvent(this.turn, { type: "tool_call_rejected", callId, toolName: name, reason });
+    return callId === "" ? { accepted: false, reason } : { accepted: false, callId, reason };
   }
 
   private start(call: ToolCall, submittedAt: number, callSignal?: AbortSignal): CallRecord<Ctx> {
-    const record = new CallRecord<Ctx>(call, submittedAt, this.turn, this.context);
+    const record = new CallRecord<Ctx>(call.callId, call.toolName, call.payload.kind, call, submittedAt, this.turn, this.context);
     if (this.aborted || callSignal?.aborted) {
-      record.abortSignal(this.abortReason ?? abortReason(callSignal!));
+      record.abortSignal(this.abortReason ?? (callSignal ? abortReason(callSignal) : texts.abortedByUser));
       this.settleAborted(record);
       return record;
     }
@@ -250,58 +167,53 @@ export class ToolCallRuntime<Ctx = unknown> {
     try {
       parallel = this.router.callSupportsParallel(call);
     } catch (err) {
-      this.turn.logger.warn({ err, callId: call.callId }, "supportsParallel threw; running the call exclusively");
+      this.turn.logger.warn({ err: errorText(err), callId: call.callId }, "supportsParallel threw; running the call exclusively");
     }
-    this.live.add(record);
+    this.running.add(record);
     callSignal?.addEventListener("abort", () => this.abortCall(record, abortReason(callSignal)), { once: true });
-    void this.run(record, parallel);
+    void this.run(record, call, parallel);
     return record;
   }
 
-  /** Requests the lock synchronously (so queue order is call order), then runs the call holding it. */
-  private async run(record: CallRecord<Ctx>, parallel: boolean): Promise<void> {
+  /**
+   * Requests the lock synchronously (so queue order is call order), then dispatches holding it.
+   * Never rejects: whatever escapes dispatch still answers the call (invariant 9).
+   */
+  private async run(record: CallRecord<Ctx>, call: ToolCall, parallel: boolean): Promise<void> {
     let release = this.lock.tryAcquire(!parallel);
-    if (release) {
-      record.lockGrantedAt = record.submittedAt;
-    } else {
-      try {
-        release = await this.lock.acquire(!parallel);
-      } catch (err) {
-        this.live.delete(record);
-        return this.finishWithError(record, err);
-      }
-      record.lockGrantedAt = now();
-    }
-    if (record.settled || record.aborted) {
-      // Aborted while queued: it never starts, and its turn in the queue ends here.
-      this.live.delete(record);
-      release();
-      return;
-    }
     try {
-      const result = await this.router.dispatch(record.call, record);
-      record.gateWaitMs = result.timing.gateWaitMs;
-      record.handlerMs = result.timing.handlerMs;
-      this.finish(record, result.item, result.success, false);
+      if (release) {
+        record.lockGrantedAt = record.submittedAt;
+      } else {
+        release = await this.lock.acquire(!parallel);
+        record.lockGrantedAt = now();
+      }
+      // Aborted while queued: it never starts, and its turn in the queue ends here.
+      if (record.settled || record.aborted) return;
+      const result = await this.router.dispatch(call, record);
+      this.finish(record, result.item, result.success, false, result.timing);
     } catch (err) {
       this.finishWithError(record, err);
     } finally {
       // The slot is released only when the handler has settled, aborted or not.
-      this.live.delete(record);
-      release();
+      this.running.delete(record);
+      release?.();
     }
   }
 
+  /** A fatal error ends the turn; anything else answers `tool {name} failed: ...`. Never throws. */
   private finishWithError(record: CallRecord<Ctx>, err: unknown): void {
-    if (FunctionCallError.isFatal(err) && !record.settled && !this.aborted) {
-      this.fatal = { callId: record.call.callId, message: err.message, reported: false };
-      this.finish(record, failureItem(record.call, err.message, this.turn.truncationPolicy), false, false);
-      this.abort(err.message);
+    if (record.settled) return;
+    const message = errorText(err);
+    if (FunctionCallError.isFatal(err) && !this.aborted) {
+      const fatalMessage = message ?? "Fatal error";
+      this.fatal = { callId: record.callId, message: fatalMessage, reported: false };
+      this.answer(record, fatalMessage, false);
+      this.abort(fatalMessage);
       return;
     }
-    if (!record.settled) this.turn.logger.error({ err, callId: record.call.callId }, "tool call failed outside its handler");
-    const message = `tool ${record.call.toolName} failed: ${errorText(err) ?? "unknown error"}`;
-    this.finish(record, failureItem(record.call, message, this.turn.truncationPolicy), false, false);
+    this.turn.logger.error({ err: message, callId: record.callId }, "tool call failed outside its handler");
+    this.answer(record, texts.toolFailed(record.toolName, message), false);
   }
 
   /** Answers the call with its aborted output, then lets its handler see the signal. */
@@ -312,62 +224,53 @@ export class ToolCallRuntime<Ctx = unknown> {
 
   private settleAborted(record: CallRecord<Ctx>): void {
     if (record.settled) return;
-    this.finish(record, failureItem(record.call, this.abortedText(record), this.turn.truncationPolicy), false, true);
-  }
-
-  private abortedText(record: CallRecord<Ctx>): string {
     const elapsedMs = now() - record.submittedAt;
-    if (this.fatal && this.fatal.callId !== record.call.callId) {
-      return `aborted after ${seconds(elapsedMs)}s because the turn ended: ${this.fatal.message}`;
-    }
-    let seen: string | undefined;
-    if (record.started) {
-      const { handler, invocation } = record.started;
-      try {
-        seen = handler.abortedOutput?.(invocation);
-      } catch (err) {
-        this.turn.logger.warn({ err, callId: record.call.callId }, "abortedOutput threw");
-      }
-    }
-    const text = SHELL_TOOLS.has(record.call.toolName)
-      ? `Wall time: ${seconds(elapsedMs)} seconds\naborted by user`
-      : `aborted by user after ${seconds(Math.max(elapsedMs, 100))}s`;
-    return seen ? `${text}\nOutput:\n${seen}` : text;
+    const fatal = this.fatal;
+    let text: string;
+    if (fatal && fatal.callId !== record.callId) text = texts.abortedTurnEnded(elapsedMs, fatal.message);
+    else if (record.call) text = this.router.abortedText(record.call, record.invocation, elapsedMs);
+    else text = texts.abortedAfter(elapsedMs);
+    this.answer(record, text, true);
   }
 
-  private finish(record: CallRecord<Ctx>, item: ResponseInputItem, success: boolean, aborted: boolean): void {
-    const outcome = record.settle(item, success, aborted);
+  /** Settles the call with a text answer, bounded like every other output. */
+  private answer(record: CallRecord<Ctx>, text: string, aborted: boolean): void {
+    const body = truncateBody(text, this.turn.truncationPolicy);
+    this.finish(record, responseItemFor(record.callId, record.payloadKind, body), false, aborted);
+  }
+
+  private finish(
+    record: CallRecord<Ctx>,
+    item: ResponseInputItem,
+    success: boolean,
+    aborted: boolean,
+    timing?: { gateWaitMs: number; handlerMs: number },
+  ): void {
+    const outcome = record.settle(item, success, aborted, timing);
     if (!outcome) return;
-    const { callId, toolName, timing } = outcome;
-    this.turn.logger.debug({ callId, toolName, success, aborted, timing }, "tool call finished");
-    emitEvent(this.turn, { type: "tool_call_end", callId, toolName, success, aborted, timing });
+    const { callId, toolName } = outcome;
+    this.turn.logger.debug({ callId, toolName, success, aborted, timing: outcome.timing }, "tool call finished");
+    emitEvent(this.turn, { type: "tool_call_end", callId, toolName, success, aborted, timing: outcome.timing });
+  }
+
+  /** Throws the turn's fatal error once, when the fatal call is among `outcomes`. */
+  private reportFatal(outcomes: ToolCallOutcome[]): void {
+    const fatal = this.fatal;
+    if (!fatal || fatal.reported) return;
+    const own = outcomes.find((o) => o.callId === fatal.callId && !o.aborted);
+    if (!own) return;
+    fatal.reported = true;
+    const others = outcomes.filter((o) => o !== own).map((o) => o.item);
+    throw new FatalToolCallError(fatal.callId, fatal.message, others, own.item);
   }
 }
 
-function itemName(item: ResponseItem | UnknownItem): string | undefined {
-  const name = (item as Record<string, unknown>)["name"];
-  return typeof name === "string" ? name : undefined;
-}
-
-function errorText(err: unknown): string | undefined {
-  if (err === undefined) return undefined;
-  return err instanceof Error ? err.message : String(err);
+function messageOf(err: FunctionCallError): string {
+  return errorText(err) ?? "invalid tool call";
 }
 
 function abortReason(signal: AbortSignal): string {
   const reason: unknown = signal.reason;
-  return typeof reason === "string" ? reason : reason instanceof Error ? reason.message : "aborted by user";
-}
-
-/** A stand-in call for an item that could not be built, so its answer has the right item type. */
-function placeholderCall(item: ResponseItem | UnknownItem, callId: string): ToolCall {
-  const toolName = itemName(item) ?? "";
-  switch (item.type) {
-    case "custom_tool_call":
-      return { toolName, callId, payload: { kind: "custom", input: "" } };
-    case "local_shell_call":
-      return { toolName: "local_shell", callId, payload: { kind: "local_shell", params: { command: [] } } };
-    default:
-      return { toolName, callId, payload: { kind: "function", arguments: "" } };
-  }
+  if (typeof reason === "string") return reason;
+  return reason instanceof Error ? (errorText(reason) ?? texts.abortedByUser) : texts.abortedByUser;
 }

@@ -1,4 +1,4 @@
-import type { ContentItem } from "../protocol/items.js";
+import type { ContentItem } from "../protocol/index.js";
 import type { TurnContext } from "./context.js";
 
 export interface DynamicToolResponse {

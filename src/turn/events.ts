@@ -1,5 +1,5 @@
 import type { Logger } from "pino";
-import type { PayloadKind } from "../protocol/call.js";
+import type { PayloadKind } from "../protocol/index.js";
 
 /** Where the time of one call went, in milliseconds. */
 export interface Timing {

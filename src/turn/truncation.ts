@@ -1,4 +1,4 @@
-import type { ContentItem } from "../protocol/items.js";
+import type { ContentItem } from "../protocol/index.js";
 
 /** One budget for every output: `bytes` counts UTF-8 bytes, `tokens` counts 4 bytes a token. */
 export interface TruncationPolicy {
@@ -9,51 +9,123 @@ export interface TruncationPolicy {
 export const DEFAULT_TRUNCATION_POLICY: TruncationPolicy = { mode: "bytes", limit: 10_000 };
 
 const BYTES_PER_TOKEN = 4;
+const EMPTY = Buffer.alloc(0);
 
-function budgetBytes(policy: TruncationPolicy): number {
+/** The policy's budget in bytes. */
+export function budgetBytes(policy: TruncationPolicy): number {
   const limit = Math.max(0, Math.floor(policy.limit));
   return policy.mode === "tokens" ? limit * BYTES_PER_TOKEN : limit;
 }
 
-/** Lines as Rust's `str::lines` counts them: a trailing newline does not open a new line. */
-function countLines(text: string): number {
-  if (text.length === 0) return 0;
+/** UTF-8 continuation bytes (10xxxxxx) never start a character. */
+export const isContinuationByte = (byte: number | undefined): boolean => byte !== undefined && (byte & 0xc0) === 0x80;
+
+/** Characters in `buf[start, end)`: bytes that start a UTF-8 sequence. */
+export function countChars(buf: Uint8Array, start = 0, end = buf.length): number {
   let n = 0;
-  let at = text.indexOf("\n");
-  while (at !== -1) {
-    n++;
-    at = text.indexOf("\n", at + 1);
-  }
-  return text.endsWith("\n") ? n : n + 1;
+  for (let i = start; i < end; i++) if (((buf[i] as number) & 0xc0) !== 0x80) n++;
+  return n;
 }
 
-const isContinuation = (byte: number | undefined): boolean => byte !== undefined && (byte & 0xc0) === 0x80;
+export function countNewlines(buf: Uint8Array): number {
+  let n = 0;
+  let at = buf.indexOf(10);
+  while (at !== -1) {
+    n++;
+    at = buf.indexOf(10, at + 1);
+  }
+  return n;
+}
+
+/**
+ * A text whose middle may already be gone (a bounded capture of a command's output): its first
+ * and last bytes, and what fell between. A whole text is a capture with nothing omitted.
+ */
+export interface CapturedBytes {
+  head: Buffer;
+  tail: Buffer;
+  /** Bytes dropped between head and tail. */
+  omittedBytes: number;
+  /** Characters among the dropped bytes. */
+  omittedChars: number;
+  /** Newlines in the whole text, dropped bytes included. */
+  newlines: number;
+  /** Last byte of the whole text, undefined when it is empty. */
+  lastByte: number | undefined;
+}
+
+export interface BoundedText {
+  text: string;
+  truncated: boolean;
+  /** Lines of the whole text, counted like Rust's `str::lines`. */
+  totalLines: number;
+}
+
+/**
+ * The one truncation engine. `prefix` + the captured text, bounded to `budget` bytes: unchanged
+ * within budget; otherwise the first half of the budget, `…{N} chars truncated…` (or `…{N}
+ * tokens truncated…`), and the last half, cut on UTF-8 boundaries. It works on a capture whose
+ * middle may already be gone: a capture that kept at least half the budget at each end gives
+ * the result the whole text would. Without the `Total output lines` header: callers place it.
+ */
+export function boundCaptured(
+  prefix: string,
+  captured: CapturedBytes,
+  policy: TruncationPolicy,
+  budget = budgetBytes(policy),
+): BoundedText {
+  const prefixBytes = prefix === "" ? EMPTY : Buffer.from(prefix, "utf8");
+  const head = prefixBytes.length > 0 ? Buffer.concat([prefixBytes, captured.head]) : captured.head;
+  const { tail, omittedBytes } = captured;
+  const total = head.length + omittedBytes + tail.length;
+  const lastByte = captured.lastByte ?? head[head.length - 1];
+  const newlines = captured.newlines + countNewlines(prefixBytes);
+  const totalLines = total === 0 ? 0 : lastByte === 10 ? newlines : newlines + 1;
+
+  if (total <= budget && omittedBytes === 0) {
+    return { text: Buffer.concat([head, tail]).toString("utf8"), truncated: false, totalLines };
+  }
+
+  // Positions are in the whole text; the tail starts at `tailOffset`.
+  const tailOffset = total - tail.length;
+  const byteAt = (p: number): number | undefined =>
+    p < head.length ? head[p] : p >= tailOffset ? tail[p - tailOffset] : undefined;
+
+  const half = Math.floor(budget / 2);
+  let headEnd = Math.min(half, head.length);
+  while (headEnd > 0 && isContinuationByte(byteAt(headEnd))) headEnd--;
+  let tailStart = Math.max(headEnd, total - (budget - half));
+  if (tailStart >= head.length && tailStart < tailOffset) tailStart = tailOffset;
+  while (tailStart < total && isContinuationByte(byteAt(tailStart))) tailStart++;
+
+  let marker: string;
+  if (policy.mode === "tokens") {
+    marker = `…${Math.ceil((tailStart - headEnd) / BYTES_PER_TOKEN)} tokens truncated…`;
+  } else {
+    let removed = countChars(head, headEnd, Math.min(tailStart, head.length));
+    if (tailStart >= tailOffset) removed += captured.omittedChars + countChars(tail, 0, tailStart - tailOffset);
+    marker = `…${removed} chars truncated…`;
+  }
+  const kept =
+    tailStart < head.length ? Buffer.concat([head.subarray(tailStart), tail]) : tail.subarray(tailStart - tailOffset);
+  return { text: head.toString("utf8", 0, headEnd) + marker + kept.toString("utf8"), truncated: true, totalLines };
+}
 
 function truncateToBudget(text: string, budget: number, policy: TruncationPolicy): string {
   // Cheap exit: a UTF-16 string never has more than 3 UTF-8 bytes per code unit.
   if (text.length * 3 <= budget) return text;
   const buf = Buffer.from(text, "utf8");
   if (buf.length <= budget) return text;
-
-  let headEnd = Math.floor(budget / 2);
-  while (headEnd > 0 && isContinuation(buf[headEnd])) headEnd--;
-  let tailStart = Math.max(headEnd, buf.length - (budget - Math.floor(budget / 2)));
-  while (tailStart < buf.length && isContinuation(buf[tailStart])) tailStart++;
-
-  let marker: string;
-  if (policy.mode === "tokens") {
-    marker = `…${Math.ceil((tailStart - headEnd) / BYTES_PER_TOKEN)} tokens truncated…`;
-  } else {
-    let removedChars = 0;
-    for (let i = headEnd; i < tailStart; i++) if (!isContinuation(buf[i])) removedChars++;
-    marker = `…${removedChars} chars truncated…`;
-  }
-  return (
-    `Total output lines: ${countLines(text)}\n\n` +
-    buf.toString("utf8", 0, headEnd) +
-    marker +
-    buf.toString("utf8", tailStart)
-  );
+  const whole: CapturedBytes = {
+    head: buf,
+    tail: EMPTY,
+    omittedBytes: 0,
+    omittedChars: 0,
+    newlines: countNewlines(buf),
+    lastByte: buf[buf.length - 1],
+  };
+  const { text: bounded, totalLines } = boundCaptured("", whole, policy, budget);
+  return `Total output lines: ${totalLines}\n\n${bounded}`;
 }
 
 /**

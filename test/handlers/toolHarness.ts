@@ -37,7 +37,7 @@ export function runtimeOf(
 
 /** The registrations a built-in factory adds for `config`. */
 export function fromFactory(factory: ToolFactory<ToolsConfig>, config: ToolsConfig = {}): ToolRegistration[] {
-  return factory(config, { config, dynamicTools: [] });
+  return factory(config, { dynamicTools: [] });
 }
 
 let counter = 0;

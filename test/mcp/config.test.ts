@@ -2,7 +2,8 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadMcpConfig, McpConfigError, parseMcpConfigJson, parseMcpConfigToml, validateMcpServersConfig } from "../../src/index.js";
+import { McpConfigError, parseMcpConfigJson, parseMcpConfigToml, validateMcpServersConfig } from "../../src/index.js";
+import { loadMcpConfig } from "../../src/mcp/index.js";
 
 let dir: string;
 beforeAll(async () => (dir = await mkdtemp(join(tmpdir(), "mcp-config-"))));

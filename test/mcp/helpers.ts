@@ -3,7 +3,7 @@ import { fileURLToPath } from "node:url";
 import {
   createTurnContext,
   ToolCallRuntime,
-  ToolRouter,
+  createToolRouter,
   type McpConnectionManager,
   type McpServerConfig,
   type ToolEvent,
@@ -31,7 +31,7 @@ export const MCP_ONLY: ToolsConfig = {
 };
 
 export async function runtimeFor(manager: McpConnectionManager, events: ToolEvent[] = []) {
-  const router = await ToolRouter.fromConfig(MCP_ONLY, { mcp: manager });
+  const router = await createToolRouter(MCP_ONLY, { mcp: manager });
   const runtime = new ToolCallRuntime(router, createTurnContext({ onEvent: (e) => events.push(e), truncationPolicy: { mode: "bytes", limit: 2_000 } }));
   return { router, runtime, events };
 }

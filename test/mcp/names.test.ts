@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { qualifyTools, sanitizeToolName } from "../../src/index.js";
+import { qualifyTools, sanitizeToolName } from "../../src/mcp/index.js";
 
 const q = (tools: Array<[string, string]>) => [...qualifyTools(tools.map(([server, tool]) => ({ server, tool }))).keys()];
 

@@ -2,7 +2,8 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { McpConnectionManager, MAX_RESTART_ATTEMPTS, type ToolEvent } from "../../src/index.js";
+import { McpConnectionManager, type ToolEvent } from "../../src/index.js";
+import { MAX_RESTART_ATTEMPTS } from "../../src/mcp/index.js";
 import { LONG_TOOL_NAME, TINY_PNG } from "../fixtures/mcp-server.js";
 import { call, eventually, FIXTURE, fixtureServer, isAlive, runtimeFor } from "./helpers.js";
 

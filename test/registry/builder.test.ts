@@ -27,9 +27,9 @@ describe("ToolRegistryBuilder", () => {
       ["a", false],
       ["b", true],
     ]);
-    expect(registry.specSupportsParallel("a")).toBe(false);
-    expect(registry.specSupportsParallel("b2")).toBe(true);
-    expect(registry.handler("b2")).toBe(h);
+    expect(registry.lookup("a")?.supportsParallel).toBe(false);
+    expect(registry.lookup("b2")?.supportsParallel).toBe(true);
+    expect(registry.lookup("b2")?.handler).toBe(h);
     expect(() => new ToolRegistryBuilder().registerAlias("x", "missing").build()).toThrow(/unregistered tool: missing/);
   });
 });

@@ -78,15 +78,25 @@ describe("abort", () => {
     expect(out !== "pending" && text(out[0]!)).toMatch(/^aborted by user after/);
   });
 
-  it("shell tools report wall time and the output seen before the abort", async () => {
+  it("an aborted call answers with its handler's whole aborted text, which is given the elapsed time", async () => {
     const obs = new Observer();
-    const shell = new ControlledHandler(obs, { partial: "line 1\nline 2" });
-    const { runtime } = makeRuntime([{ name: "shell", handler: shell, parallel: true }]);
+    const handler = new ControlledHandler(obs, { partial: "line 1\nline 2" });
+    const { runtime } = makeRuntime([{ name: "shell", handler, parallel: true }]);
     runtime.submit(fc("s", "shell"));
     await waitFor(() => obs.started.has("s"), "start");
     runtime.abort();
     const [item] = await runtime.drain();
-    expect(text(item!)).toMatch(/^Wall time: \d+\.\d seconds\naborted by user\nOutput:\nline 1\nline 2$/);
+    expect(text(item!)).toMatch(/^partial after \d+ms: line 1\nline 2$/);
+  });
+
+  it("knows no tool by name: a tool named shell without abortedOutput gets the default text", async () => {
+    const obs = new Observer();
+    const { runtime } = makeRuntime([{ name: "shell", handler: new ControlledHandler(obs), parallel: true }]);
+    runtime.submit(fc("s", "shell"));
+    await waitFor(() => obs.started.has("s"), "start");
+    runtime.abort();
+    const [item] = await runtime.drain();
+    expect(text(item!)).toMatch(/^aborted by user after \d+\.\ds$/);
   });
 
   it("an aborted call keeps its exclusive slot until its handler settles", async () => {

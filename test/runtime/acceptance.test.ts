@@ -114,6 +114,34 @@ describe("accepting items", () => {
     expect((await runtime.drain()).map(text)).toEqual(['mcp__srv__echo:{"a":1}']);
   });
 
+  it("reports a namespaced item that cannot become a call under its full name", async () => {
+    const { runtime, events } = makeRuntime([]);
+    expect(runtime.submit({ type: "function_call", call_id: "n", name: "echo", namespace: "mcp__srv", arguments: 7 })).toEqual({
+      accepted: true,
+      callId: "n",
+      reason: "failed to parse function arguments: arguments must be a JSON string",
+    });
+    expect(runtime.submit({ type: "custom_tool_call", name: "echo", namespace: "ns", input: "x" })).toEqual({
+      accepted: false,
+      reason: "custom_tool_call without call_id",
+    });
+    await runtime.drain();
+    expect(events.find((e) => e.type === "tool_call_end")).toMatchObject({ callId: "n", toolName: "mcp__srv__echo" });
+    expect(events.find((e) => e.type === "tool_call_rejected")).toMatchObject({ callId: "", toolName: "ns__echo" });
+  });
+
+  it("submit says what it did with each item", async () => {
+    const { runtime } = makeRuntime([{ name: "t", handler: echo }]);
+    expect(runtime.submit({ type: "message", role: "assistant", content: [] })).toEqual({ accepted: false });
+    expect(runtime.submit(fc("a", "t"))).toEqual({ accepted: true, callId: "a" });
+    expect(runtime.submit(fc("a", "t"))).toEqual({ accepted: false, callId: "a", reason: "duplicate call id: a" });
+    expect(runtime.submit({ type: "local_shell_call", action: { type: "exec", command: ["ls"] } })).toEqual({
+      accepted: false,
+      reason: "LocalShellCall without call_id or id",
+    });
+    await runtime.drain();
+  });
+
   it("never throws from submit, whatever it is given", async () => {
     const { runtime } = makeRuntime([{ name: "t", handler: echo }]);
     for (const junk of [null, undefined, 42, "str", [], { type: 7 }, { type: "function_call" }, { type: "function_call", call_id: "x" }]) {

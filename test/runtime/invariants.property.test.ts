@@ -1,14 +1,18 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FunctionCallError, outputCallId, ReadinessFlag, type ToolHandler, type ToolInvocation } from "../../src/index.js";
-import { fc as functionCall, flush, makeRuntime } from "../support/harness.js";
+import { FunctionCallError, outputCallId, ReadinessFlag, type ToolHandler, type ToolInvocation, type ToolOutput } from "../../src/index.js";
+import { fc as functionCall, flush, makeRuntime, text } from "../support/harness.js";
+import { HOSTILE_THROWS, MALFORMED_OUTPUTS } from "../support/hostile.js";
 
-type Behavior = "ok" | "fail" | "throw" | "respond" | "hang" | "hangIgnoringSignal";
+type Behavior = "ok" | "fail" | "throw" | "respond" | "hang" | "hangIgnoringSignal" | "throwHostile" | "returnMalformed";
+const HOSTILE = Object.values(HOSTILE_THROWS).map((h) => h.value);
+const MALFORMED = Object.values(MALFORMED_OUTPUTS).map((m) => m.value);
 interface Op {
   parallel: boolean;
   mutating: boolean;
   behavior: Behavior;
   ticks: number;
+  pick: number;
 }
 
 const tick = (): Promise<void> => new Promise((r) => setImmediate(r));
@@ -19,8 +23,20 @@ async function ticks(n: number): Promise<void> {
 const opArb = fc.record<Op>({
   parallel: fc.boolean(),
   mutating: fc.boolean(),
-  behavior: fc.constantFrom<Behavior>("ok", "ok", "fail", "throw", "respond", "hang", "hangIgnoringSignal"),
+  behavior: fc.constantFrom<Behavior>(
+    "ok",
+    "ok",
+    "fail",
+    "throw",
+    "respond",
+    "hang",
+    "hangIgnoringSignal",
+    "throwHostile",
+    "returnMalformed",
+  ),
   ticks: fc.integer({ min: 0, max: 4 }),
+  /** Which hostile value a `throwHostile` / `returnMalformed` call uses. */
+  pick: fc.nat(),
 });
 
 const scenarioArb = fc.record({
@@ -37,7 +53,7 @@ beforeAll(() => void process.on("unhandledRejection", onUnhandled));
 afterAll(() => void process.off("unhandledRejection", onUnhandled));
 
 describe("runtime invariants over random call mixes (property)", () => {
-  it("keeps invariants 1, 2, 3, 4 and 7 for shared, exclusive, mutating, failing, throwing, hanging and aborted calls", async () => {
+  it("keeps invariants 1, 2, 3, 4, 7 and 9 for shared, exclusive, mutating, failing, throwing, hostile, malformed, hanging and aborted calls", async () => {
     await fc.assert(
       fc.asyncProperty(scenarioArb, async (s) => {
         unhandled = [];
@@ -84,6 +100,8 @@ describe("runtime invariants over random call mixes (property)", () => {
               if (op.behavior === "fail") return { kind: "function", body: "failed", success: false };
               if (op.behavior === "throw") throw new Error("handler bug");
               if (op.behavior === "respond") throw FunctionCallError.respondToModel("bad input");
+              if (op.behavior === "throwHostile") throw HOSTILE[op.pick % HOSTILE.length]!();
+              if (op.behavior === "returnMalformed") return MALFORMED[op.pick % MALFORMED.length]!() as ToolOutput;
               return { kind: "function", body: "ok" };
             } finally {
               done();
@@ -126,6 +144,11 @@ describe("runtime invariants over random call mixes (property)", () => {
 
         // 1: exactly one output per call, in submission order.
         expect(outputs.map(outputCallId)).toEqual(ids);
+        // 9: a hostile throw or a malformed output is answered `tool {name} failed: ...` unless aborted first.
+        for (const [i, op] of s.ops.entries()) {
+          if (op.behavior !== "throwHostile" && op.behavior !== "returnMalformed") continue;
+          expect(text(outputs[i]!)).toMatch(/^(tool (shared|exclusive) failed: |aborted by user after )/);
+        }
         // 2 and 4: checked at each start.
         expect(violations).toEqual([]);
         // 3: a call starts only after every earlier conflicting call has finished.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { SharedExclusiveLock } from "../../src/index.js";
+import { SharedExclusiveLock } from "../../src/runtime/lock.js";
 import { flush } from "../support/harness.js";
 
 describe("SharedExclusiveLock", () => {

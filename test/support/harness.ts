@@ -98,8 +98,8 @@ export class ControlledHandler implements ToolHandler {
     this.gate(id).reject(err);
   }
 
-  abortedOutput(): string | undefined {
-    return this.opts.partial;
+  abortedOutput(_inv: ToolInvocation | undefined, elapsedMs: number): string | undefined {
+    return this.opts.partial === undefined ? undefined : `partial after ${Math.round(elapsedMs)}ms: ${this.opts.partial}`;
   }
 
   async handle(inv: ToolInvocation): Promise<ToolOutput> {

@@ -2,7 +2,7 @@ import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { deadline } from "../../src/index.js";
+import { deadline } from "../../src/turn/index.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -28,8 +28,8 @@ describe("deadline", () => {
     // A script whose only pending work is a dynamic call nobody answers: with an unref'd timer
     // (AbortSignal.timeout) Node would exit before the call produced an output.
     const script = `
-      import { ToolRouter, ToolCallRuntime, createTurnContext } from ${JSON.stringify(`${root}src/index.ts`)};
-      const router = await ToolRouter.fromConfig({ dynamicToolTimeoutMs: 200 },
+      import { createToolRouter, ToolCallRuntime, createTurnContext } from ${JSON.stringify(`${root}src/index.ts`)};
+      const router = await createToolRouter({ dynamicToolTimeoutMs: 200 },
         { dynamicTools: [{ name: "ask", description: "d", inputSchema: { type: "object" } }] });
       const runtime = new ToolCallRuntime(router, createTurnContext());
       runtime.submit({ type: "function_call", call_id: "c1", name: "ask", arguments: "{}" });

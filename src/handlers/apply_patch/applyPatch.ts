@@ -1,7 +1,7 @@
 import { lstat, readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import type { Logger } from "pino";
-import { defaultLogger } from "../../turn/context.js";
+import { defaultLogger } from "../../turn/index.js";
 import { commitChanges, errCode, fsReason } from "./commit.js";
 import { parsePatch, type Hunk } from "./parser.js";
 import { PatchApplyError } from "./errors.js";

@@ -1,4 +1,4 @@
-import type { CustomToolSpec, FunctionToolSpec } from "../../protocol/spec.js";
+import type { CustomToolSpec, FunctionToolSpec } from "../../protocol/index.js";
 
 /** The Lark grammar Codex gives the freeform tool (`tool_apply_patch.lark`). */
 export const APPLY_PATCH_LARK_GRAMMAR = `start: begin_patch hunk+ end_patch

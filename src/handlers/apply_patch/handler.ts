@@ -1,9 +1,5 @@
-import type { ToolPayload } from "../../protocol/call.js";
-import { FunctionCallError } from "../../protocol/errors.js";
-import type { ToolOutput } from "../../protocol/output.js";
-import type { ToolsConfig } from "../../registry/config.js";
-import type { ToolFactory } from "../../registry/factory.js";
-import type { ToolHandler, ToolInvocation } from "../../registry/handler.js";
+import { type ToolPayload, FunctionCallError, type ToolOutput } from "../../protocol/index.js";
+import type { ToolFactory, ToolHandler, ToolInvocation } from "../../registry/index.js";
 import { applyPatch } from "./applyPatch.js";
 import { APPLY_PATCH_FREEFORM_SPEC, APPLY_PATCH_FUNCTION_SPEC } from "./definition.js";
 import { PatchParseError } from "./parser.js";
@@ -54,8 +50,13 @@ export class ApplyPatchHandler implements ToolHandler {
   }
 }
 
+export interface ApplyPatchToolConfig {
+  /** "freeform" (default): a custom tool with the Lark grammar; "function": `{ input }`; false: none. */
+  applyPatch?: "freeform" | "function" | false;
+}
+
 /** `ToolsConfig.applyPatch`: "freeform" (default) a custom tool with the Lark grammar, "function" `{ input }`, false none. */
-export const applyPatchToolFactory: ToolFactory<ToolsConfig> = (config) => {
+export const applyPatchToolFactory: ToolFactory<ApplyPatchToolConfig> = (config) => {
   const form = config.applyPatch ?? "freeform";
   if (form === false) return [];
   if (form !== "freeform" && form !== "function") {

@@ -1,4 +1,4 @@
-export { ApplyPatchHandler, applyPatchToolFactory } from "./handler.js";
+export { ApplyPatchHandler, applyPatchToolFactory, type ApplyPatchToolConfig } from "./handler.js";
 export { applyPatch, type ApplyPatchOptions, type ApplyPatchResult } from "./applyPatch.js";
 export { parsePatch, PatchParseError, type Hunk, type UpdateFileChunk, type ChunkLine } from "./parser.js";
 export { PatchApplyError } from "./errors.js";

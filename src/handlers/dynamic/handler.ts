@@ -1,11 +1,6 @@
-import { FunctionCallError } from "../../protocol/errors.js";
-import type { ToolOutput } from "../../protocol/output.js";
-import { emitEvent } from "../../turn/events.js";
-import { deadline } from "../../turn/deadline.js";
-import { dynamicCallBroker } from "../../turn/dynamicCalls.js";
-import type { ToolHandler, ToolInvocation } from "../../registry/handler.js";
-import type { ToolFactory } from "../../registry/factory.js";
-import type { DynamicToolSpec, ToolsConfig } from "../../registry/config.js";
+import { FunctionCallError, type ToolOutput } from "../../protocol/index.js";
+import { emitEvent, deadline, dynamicCallBroker } from "../../turn/index.js";
+import type { DynamicToolSpec, ToolHandler, ToolInvocation, ToolFactory } from "../../registry/index.js";
 
 export const DEFAULT_DYNAMIC_TOOL_TIMEOUT_MS = 300_000;
 // What the Responses API accepts as a function name.
@@ -55,8 +50,13 @@ function checkTimeout(ms: number | undefined): number {
   return ms;
 }
 
+export interface DynamicToolsConfig {
+  /** How long a dynamic tool call waits for the embedder's answer. Default 300_000. */
+  dynamicToolTimeoutMs?: number;
+}
+
 /** One function tool per `DynamicToolSpec`: not parallel, mutating (DESIGN section 5). */
-export const dynamicToolsFactory: ToolFactory<ToolsConfig> = (config, ctx) => {
+export const dynamicToolsFactory: ToolFactory<DynamicToolsConfig> = (config, ctx) => {
   if (ctx.dynamicTools.length === 0) return [];
   const handler = new DynamicToolHandler(checkTimeout(config.dynamicToolTimeoutMs));
   return ctx.dynamicTools.map((tool: DynamicToolSpec) => {

@@ -1,7 +1,7 @@
 import type { Dirent } from "node:fs";
 import { readFile, readdir, stat } from "node:fs/promises";
 import { dirname, join, relative, sep } from "node:path";
-import { looksBinary, readLines } from "../read_file/lines.js";
+import { looksBinary, readLines } from "../../util/index.js";
 import { compileGlob, parseIgnoreFile, type GlobRule } from "./glob.js";
 
 /** Lines longer than this are searched in their first part only. */

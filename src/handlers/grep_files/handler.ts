@@ -1,12 +1,8 @@
 import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
-import { FunctionCallError } from "../../protocol/errors.js";
-import type { ToolOutput } from "../../protocol/output.js";
-import type { FunctionToolSpec } from "../../protocol/spec.js";
-import type { ToolHandler, ToolInvocation } from "../../registry/handler.js";
-import type { ToolFactory } from "../../registry/factory.js";
-import type { ToolsConfig } from "../../registry/config.js";
-import { deadline } from "../../turn/deadline.js";
+import { FunctionCallError, type ToolOutput, type FunctionToolSpec } from "../../protocol/index.js";
+import type { ToolHandler, ToolInvocation, ToolFactory } from "../../registry/index.js";
+import { deadline } from "../../turn/index.js";
 import { newestFirst, searchWithJs, type SearchRequest } from "./fallback.js";
 import { findRipgrep, runRipgrep } from "./ripgrep.js";
 
@@ -100,5 +96,10 @@ export class GrepFilesHandler implements ToolHandler {
   }
 }
 
-export const grepFilesToolFactory: ToolFactory<ToolsConfig> = (config) =>
+export interface GrepFilesToolConfig {
+  /** Default true. */
+  grepFiles?: boolean;
+}
+
+export const grepFilesToolFactory: ToolFactory<GrepFilesToolConfig> = (config) =>
   config.grepFiles === false ? [] : [{ spec: GREP_FILES_SPEC, handler: new GrepFilesHandler(), supportsParallel: true }];

@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { constants } from "node:fs";
 import { access } from "node:fs/promises";
 import { delimiter, join } from "node:path";
-import { FunctionCallError } from "../../protocol/errors.js";
+import { FunctionCallError } from "../../protocol/index.js";
 import { ALWAYS_SKIPPED_DIRS, type SearchRequest } from "./fallback.js";
 
 const STDERR_CAP = 8 * 1024;

@@ -1,12 +1,8 @@
 import type { Dirent } from "node:fs";
 import { readdir, stat } from "node:fs/promises";
 import { isAbsolute, join } from "node:path";
-import { FunctionCallError } from "../../protocol/errors.js";
-import type { ToolOutput } from "../../protocol/output.js";
-import type { FunctionToolSpec } from "../../protocol/spec.js";
-import type { ToolHandler, ToolInvocation } from "../../registry/handler.js";
-import type { ToolFactory } from "../../registry/factory.js";
-import type { ToolsConfig } from "../../registry/config.js";
+import { FunctionCallError, type ToolOutput, type FunctionToolSpec } from "../../protocol/index.js";
+import type { ToolHandler, ToolInvocation, ToolFactory } from "../../registry/index.js";
 
 const MAX_ENTRY_CHARS = 500;
 const INDENT_SPACES = 2;
@@ -139,5 +135,10 @@ export class ListDirHandler implements ToolHandler {
   }
 }
 
-export const listDirToolFactory: ToolFactory<ToolsConfig> = (config) =>
+export interface ListDirToolConfig {
+  /** Default true. */
+  listDir?: boolean;
+}
+
+export const listDirToolFactory: ToolFactory<ListDirToolConfig> = (config) =>
   config.listDir === false ? [] : [{ spec: LIST_DIR_SPEC, handler: new ListDirHandler(), supportsParallel: true }];

@@ -1,5 +1,4 @@
-import type { ToolsConfig } from "../../registry/config.js";
-import type { ToolFactoryContext, ToolRegistration } from "../../registry/factory.js";
+import type { ToolFactoryContext, ToolRegistration } from "../../registry/index.js";
 import { McpListHandler, RESOURCES, RESOURCE_TEMPLATES } from "./list.js";
 import { McpReadResourceHandler } from "./read.js";
 import { isResourceSource } from "./source.js";
@@ -9,7 +8,7 @@ export { LIST_MCP_RESOURCES_SPEC, LIST_MCP_RESOURCE_TEMPLATES_SPEC, READ_MCP_RES
 export type { McpResourceSource } from "./source.js";
 
 /** The three MCP resource tools (parallel-safe, read-only); none without an MCP manager. */
-export function mcpResourceToolsFactory(_config: ToolsConfig, ctx: ToolFactoryContext): ToolRegistration[] {
+export function mcpResourceToolsFactory(_config: unknown, ctx: ToolFactoryContext): ToolRegistration[] {
   const source = ctx.mcp;
   if (!isResourceSource(source)) return [];
   return [

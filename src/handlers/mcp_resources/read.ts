@@ -1,6 +1,5 @@
-import { FunctionCallError } from "../../protocol/errors.js";
-import type { ToolOutput } from "../../protocol/output.js";
-import type { ToolHandler, ToolInvocation } from "../../registry/handler.js";
+import { FunctionCallError, type ToolOutput } from "../../protocol/index.js";
+import type { ToolHandler, ToolInvocation } from "../../registry/index.js";
 import { errorMessage, optionalString, type McpResourceSource } from "./source.js";
 
 /** `read_mcp_resource`: `{ server, uri, contents: [...] }` as JSON (bounded by the truncation policy). */

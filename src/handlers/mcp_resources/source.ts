@@ -5,7 +5,7 @@ import type {
   Resource,
   ResourceTemplate,
 } from "@modelcontextprotocol/sdk/types.js";
-import type { McpToolSource } from "../../registry/mcpSource.js";
+import type { McpToolSource } from "../../registry/index.js";
 
 /** The resource side of an MCP source (`McpConnectionManager` has it). */
 export interface McpResourceSource {

@@ -1,4 +1,4 @@
-import type { FunctionToolSpec } from "../../protocol/spec.js";
+import type { FunctionToolSpec } from "../../protocol/index.js";
 
 // Names, descriptions and parameters as in Codex `create_*_mcp_resource*_tool`.
 /** The two list tools differ only in their name and wording. */

@@ -1,12 +1,8 @@
 import { stat } from "node:fs/promises";
 import { isAbsolute } from "node:path";
-import { FunctionCallError } from "../../protocol/errors.js";
-import type { ToolOutput } from "../../protocol/output.js";
-import type { FunctionToolSpec } from "../../protocol/spec.js";
-import type { ToolHandler, ToolInvocation } from "../../registry/handler.js";
-import type { ToolFactory } from "../../registry/factory.js";
-import type { ToolsConfig } from "../../registry/config.js";
-import { looksBinary, readLines } from "./lines.js";
+import { FunctionCallError, type ToolOutput, type FunctionToolSpec } from "../../protocol/index.js";
+import type { ToolHandler, ToolInvocation, ToolFactory } from "../../registry/index.js";
+import { looksBinary, readLines } from "../../util/index.js";
 
 const MAX_LINE_CHARS = 500;
 const DEFAULT_LIMIT = 2000;
@@ -102,5 +98,10 @@ export class ReadFileHandler implements ToolHandler {
   }
 }
 
-export const readFileToolFactory: ToolFactory<ToolsConfig> = (config) =>
+export interface ReadFileToolConfig {
+  /** Default true. */
+  readFile?: boolean;
+}
+
+export const readFileToolFactory: ToolFactory<ReadFileToolConfig> = (config) =>
   config.readFile === false ? [] : [{ spec: READ_FILE_SPEC, handler: new ReadFileHandler(), supportsParallel: true }];

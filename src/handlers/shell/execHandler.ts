@@ -1,18 +1,15 @@
-import type { ToolCall, ToolPayload } from "../../protocol/call.js";
-import { FunctionCallError } from "../../protocol/errors.js";
-import type { ToolOutput } from "../../protocol/output.js";
-import type { ToolHandler, ToolInvocation } from "../../registry/handler.js";
-import { emitEvent } from "../../turn/events.js";
-import type { TruncationPolicy } from "../../turn/truncation.js";
+import { FunctionCallError, texts, type ToolCall, type ToolOutput, type ToolPayload } from "../../protocol/index.js";
+import type { ToolHandler, ToolInvocation } from "../../registry/index.js";
+import { boundCaptured, budgetBytes, emitEvent, type TruncationPolicy } from "../../turn/index.js";
 import { execCommand, ExecStartError, resolveWorkdir } from "./exec.js";
-import { boundContent, formatExecOutput, policyBudgetBytes } from "./format.js";
+import { formatExecOutput } from "./format.js";
 import { HeadTailBuffer } from "./outputBuffer.js";
 import { OutputDeltas } from "./outputDeltas.js";
 import { isKnownSafeCommand } from "./safeCommand.js";
 
 /** Each end of the capture holds at most this much, whatever the truncation budget. */
 export const MAX_CAPTURE_SIDE_BYTES = 1024 * 1024;
-/** Room left in the aborted output for the runtime's `Wall time` / `aborted by user` lines. */
+/** Room for the `Wall time` / `aborted by user` lines, so the whole aborted text stays in budget. */
 const ABORTED_HEADER_ROOM_BYTES = 128;
 
 /** One command to run, as the model asked for it. */
@@ -42,7 +39,7 @@ function knownSafe(req: ExecRequest): boolean {
 
 /** Sized so that the capture holds what the policy shows of the head and tail, plus a char. */
 export function captureFor(policy: TruncationPolicy): HeadTailBuffer {
-  const side = Math.min(MAX_CAPTURE_SIDE_BYTES, Math.ceil(policyBudgetBytes(policy) / 2) + 4);
+  const side = Math.min(MAX_CAPTURE_SIDE_BYTES, Math.ceil(budgetBytes(policy) / 2) + 4);
   return new HeadTailBuffer(side, side);
 }
 
@@ -86,11 +83,12 @@ export abstract class ExecHandler<Ctx = unknown> implements ToolHandler<Ctx> {
     return this.captures.get(inv);
   }
 
-  abortedOutput(inv: ToolInvocation<Ctx>): string | undefined {
-    const capture = this.captures.get(inv);
-    if (!capture || capture.totalBytes === 0) return undefined;
-    const budget = Math.max(0, policyBudgetBytes(inv.turn.truncationPolicy) - ABORTED_HEADER_ROOM_BYTES);
-    return boundContent("", capture.snapshot(), { mode: "bytes", limit: budget }).text;
+  /** Codex's exec abort text, with what the command printed before the abort. */
+  abortedOutput(inv: ToolInvocation<Ctx> | undefined, elapsedMs: number): string {
+    const capture = inv && this.captures.get(inv);
+    if (!inv || !capture || capture.totalBytes === 0) return texts.execAborted(elapsedMs, undefined);
+    const budget = Math.max(0, budgetBytes(inv.turn.truncationPolicy) - ABORTED_HEADER_ROOM_BYTES);
+    return texts.execAborted(elapsedMs, boundCaptured("", capture.snapshot(), { mode: "bytes", limit: budget }).text);
   }
 
   async handle(inv: ToolInvocation<Ctx>): Promise<ToolOutput> {

@@ -1,16 +1,24 @@
-import type { ToolsConfig } from "../../registry/config.js";
-import type { ToolRegistration } from "../../registry/factory.js";
+import type { ToolRegistration } from "../../registry/index.js";
 import { ShellCommandHandler } from "./shellCommandHandler.js";
 import { ShellHandler } from "./shellHandler.js";
 import { SHELL_COMMAND_SPEC, SHELL_SPEC } from "./spec.js";
 
 export const DEFAULT_EXEC_TIMEOUT_MS = 10_000;
 
+export interface ShellToolConfig {
+  /** Default "shell" (plus the `local_shell` alias). */
+  shell?: "shell" | "shell_command" | false;
+  /** Default 10_000. */
+  execTimeoutMs?: number;
+  /** Strict policy: a shell call not known to be safe runs exclusively (DESIGN section 9). Default false. */
+  shellNonSafeExclusive?: boolean;
+}
+
 /**
  * The shell tool `config.shell` selects: `shell` (default, also answering `local_shell_call`
  * items under the `local_shell` alias), `shell_command`, or none.
  */
-export function shellToolFactory(config: ToolsConfig): ToolRegistration[] {
+export function shellToolFactory(config: ShellToolConfig): ToolRegistration[] {
   const mode = config.shell ?? "shell";
   const options = { timeoutMs: config.execTimeoutMs ?? DEFAULT_EXEC_TIMEOUT_MS, nonSafeExclusive: config.shellNonSafeExclusive ?? false };
   switch (mode) {
@@ -42,6 +50,6 @@ export {
   type ExecOptions,
   type ExecResult,
 } from "./exec.js";
-export { HeadTailBuffer, type CapturedBytes } from "./outputBuffer.js";
-export { boundContent, formatExecOutput, type ExecSummary } from "./format.js";
+export { HeadTailBuffer } from "./outputBuffer.js";
+export { formatExecOutput, type ExecSummary } from "./format.js";
 export { isKnownSafeCommand, parseShellLcPlainCommands } from "./safeCommand.js";

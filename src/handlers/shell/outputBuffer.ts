@@ -1,36 +1,4 @@
-/** UTF-8 continuation bytes (10xxxxxx) never start a character. */
-export const isContinuationByte = (byte: number | undefined): boolean => byte !== undefined && (byte & 0xc0) === 0x80;
-
-/** Characters in `buf[start, end)`: bytes that start a UTF-8 sequence. */
-export function countChars(buf: Uint8Array, start = 0, end = buf.length): number {
-  let n = 0;
-  for (let i = start; i < end; i++) if (((buf[i] as number) & 0xc0) !== 0x80) n++;
-  return n;
-}
-
-function countNewlines(buf: Buffer): number {
-  let n = 0;
-  let at = buf.indexOf(10);
-  while (at !== -1) {
-    n++;
-    at = buf.indexOf(10, at + 1);
-  }
-  return n;
-}
-
-/** What a `HeadTailBuffer` holds: the first and last bytes, and what was dropped between. */
-export interface CapturedBytes {
-  head: Buffer;
-  tail: Buffer;
-  /** Bytes dropped between head and tail. */
-  omittedBytes: number;
-  /** Characters among the dropped bytes. */
-  omittedChars: number;
-  /** Newlines in everything appended, dropped bytes included. */
-  newlines: number;
-  /** Last byte appended, undefined when nothing was. */
-  lastByte: number | undefined;
-}
+import { countChars, countNewlines, type CapturedBytes } from "../../turn/index.js";
 
 /**
  * Bounded capture of a byte stream: keeps the first `headCap` and the last `tailCap` bytes and

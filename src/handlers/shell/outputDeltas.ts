@@ -1,6 +1,5 @@
 import { StringDecoder } from "node:string_decoder";
-import { emitEvent } from "../../turn/events.js";
-import type { TurnContext } from "../../turn/context.js";
+import { emitEvent, type TurnContext } from "../../turn/index.js";
 
 /** At most one delta per stream per interval, unless this much text is pending. */
 const DELTA_INTERVAL_MS = 50;

@@ -1,4 +1,4 @@
-import type { ToolPayload } from "../../protocol/call.js";
+import type { ToolPayload } from "../../protocol/index.js";
 import { ExecHandler, type ExecRequest } from "./execHandler.js";
 
 /** Arguments of a `shell_command` call (validated against `SHELL_COMMAND_SPEC`). */

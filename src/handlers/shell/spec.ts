@@ -1,4 +1,4 @@
-import type { FunctionToolSpec } from "../../protocol/spec.js";
+import type { FunctionToolSpec } from "../../protocol/index.js";
 
 const workdir = { type: "string", description: "The working directory to execute the command in" };
 const timeoutMs = { type: "number", exclusiveMinimum: 0, description: "The timeout for the command in milliseconds" };

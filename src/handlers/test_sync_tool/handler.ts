@@ -1,11 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { FunctionCallError } from "../../protocol/errors.js";
-import type { ToolOutput } from "../../protocol/output.js";
-import type { FunctionToolSpec } from "../../protocol/spec.js";
-import type { ToolHandler, ToolInvocation } from "../../registry/handler.js";
-import type { ToolFactory } from "../../registry/factory.js";
-import type { ToolsConfig } from "../../registry/config.js";
-import { deadline } from "../../turn/deadline.js";
+import { FunctionCallError, type ToolOutput, type FunctionToolSpec } from "../../protocol/index.js";
+import type { ToolHandler, ToolInvocation, ToolFactory } from "../../registry/index.js";
+import { deadline } from "../../turn/index.js";
 import { Barrier } from "./barrier.js";
 
 const DEFAULT_BARRIER_TIMEOUT_MS = 1000;
@@ -96,5 +92,10 @@ export class TestSyncHandler implements ToolHandler {
   }
 }
 
-export const testSyncToolFactory: ToolFactory<ToolsConfig> = (config) =>
+export interface TestSyncToolConfig {
+  /** Default false. */
+  testSyncTool?: boolean;
+}
+
+export const testSyncToolFactory: ToolFactory<TestSyncToolConfig> = (config) =>
   config.testSyncTool === true ? [{ spec: TEST_SYNC_TOOL_SPEC, handler: new TestSyncHandler(), supportsParallel: true }] : [];

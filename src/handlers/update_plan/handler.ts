@@ -1,10 +1,6 @@
-import { FunctionCallError } from "../../protocol/errors.js";
-import type { ToolOutput } from "../../protocol/output.js";
-import type { FunctionToolSpec } from "../../protocol/spec.js";
-import { emitEvent, type PlanStatus } from "../../turn/events.js";
-import type { ToolHandler, ToolInvocation } from "../../registry/handler.js";
-import type { ToolFactory } from "../../registry/factory.js";
-import type { ToolsConfig } from "../../registry/config.js";
+import { FunctionCallError, type ToolOutput, type FunctionToolSpec } from "../../protocol/index.js";
+import { emitEvent, type PlanStatus } from "../../turn/index.js";
+import type { ToolHandler, ToolInvocation, ToolFactory } from "../../registry/index.js";
 
 export const UPDATE_PLAN_SPEC: FunctionToolSpec = {
   type: "function",
@@ -72,5 +68,10 @@ export class UpdatePlanHandler implements ToolHandler {
   }
 }
 
-export const updatePlanToolFactory: ToolFactory<ToolsConfig> = (config) =>
+export interface UpdatePlanToolConfig {
+  /** Default true. */
+  updatePlan?: boolean;
+}
+
+export const updatePlanToolFactory: ToolFactory<UpdatePlanToolConfig> = (config) =>
   config.updatePlan === false ? [] : [{ spec: UPDATE_PLAN_SPEC, handler: new UpdatePlanHandler(), supportsParallel: false }];

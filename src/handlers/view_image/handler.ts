@@ -1,11 +1,7 @@
 import { open, stat } from "node:fs/promises";
 import { resolve } from "node:path";
-import { FunctionCallError } from "../../protocol/errors.js";
-import type { ToolOutput } from "../../protocol/output.js";
-import type { FunctionToolSpec } from "../../protocol/spec.js";
-import type { ToolHandler, ToolInvocation } from "../../registry/handler.js";
-import type { ToolFactory } from "../../registry/factory.js";
-import type { ToolsConfig } from "../../registry/config.js";
+import { FunctionCallError, type ToolOutput, type FunctionToolSpec } from "../../protocol/index.js";
+import type { ToolHandler, ToolInvocation, ToolFactory } from "../../registry/index.js";
 
 /** The Responses API takes images up to 20 MB; a larger data URL would be rejected anyway. */
 export const DEFAULT_MAX_IMAGE_BYTES = 20 * 1024 * 1024;
@@ -89,5 +85,10 @@ export class ViewImageHandler implements ToolHandler {
   }
 }
 
-export const viewImageToolFactory: ToolFactory<ToolsConfig> = (config) =>
+export interface ViewImageToolConfig {
+  /** Default true. */
+  viewImage?: boolean;
+}
+
+export const viewImageToolFactory: ToolFactory<ViewImageToolConfig> = (config) =>
   config.viewImage === false ? [] : [{ spec: VIEW_IMAGE_SPEC, handler: new ViewImageHandler(), supportsParallel: true }];

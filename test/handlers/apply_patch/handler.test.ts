@@ -1,16 +1,8 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import {
-  APPLY_PATCH_LARK_GRAMMAR,
-  createTurnContext,
-  ReadinessFlag,
-  ToolCallRuntime,
-  ToolRouter,
-  toResponsesTools,
-  type ToolEvent,
-  type ToolsConfig,
-} from "../../../src/index.js";
+import { createTurnContext, ReadinessFlag, ToolCallRuntime, createToolRouter, toResponsesTools, type ToolEvent, type ToolsConfig } from "../../../src/index.js";
+import { APPLY_PATCH_LARK_GRAMMAR } from "../../../src/handlers/apply_patch/index.js";
 import { flush } from "../../support/harness.js";
 import { functionCall, useTempDir } from "../toolHarness.js";
 
@@ -22,7 +14,7 @@ const SUCCESS = "Success. Updated the following files:\nA hello.txt\n";
 
 async function runtimeFor(config: ToolsConfig, turn: { gate?: ReadinessFlag } = {}) {
   const events: ToolEvent[] = [];
-  const router = await ToolRouter.fromConfig(config);
+  const router = await createToolRouter(config);
   const ctx = createTurnContext({
     cwd: dir,
     onEvent: (e) => events.push(e),
@@ -33,7 +25,7 @@ async function runtimeFor(config: ToolsConfig, turn: { gate?: ReadinessFlag } = 
 
 describe("apply_patch tool", () => {
   it("is a freeform custom tool with Codex's Lark grammar by default, exclusive", async () => {
-    const router = await ToolRouter.fromConfig({});
+    const router = await createToolRouter({});
     const configured = router.specs().find((s) => "name" in s.spec && s.spec.name === "apply_patch");
     expect(configured?.supportsParallelToolCalls).toBe(false);
     const tool = toResponsesTools(router.specs()).find((t) => "name" in t && t.name === "apply_patch");
@@ -48,7 +40,7 @@ describe("apply_patch tool", () => {
   });
 
   it('is a function tool { input } with "function", and absent with false', async () => {
-    const fn = toResponsesTools((await ToolRouter.fromConfig({ applyPatch: "function" })).specs()).find(
+    const fn = toResponsesTools((await createToolRouter({ applyPatch: "function" })).specs()).find(
       (t) => "name" in t && t.name === "apply_patch",
     );
     expect(fn).toMatchObject({
@@ -56,9 +48,9 @@ describe("apply_patch tool", () => {
       strict: false,
       parameters: { type: "object", required: ["input"], additionalProperties: false },
     });
-    const none = await ToolRouter.fromConfig({ applyPatch: false });
+    const none = await createToolRouter({ applyPatch: false });
     expect(none.specs().some((s) => "name" in s.spec && s.spec.name === "apply_patch")).toBe(false);
-    await expect(ToolRouter.fromConfig({ applyPatch: "json" as unknown as "function" })).rejects.toThrow(
+    await expect(createToolRouter({ applyPatch: "json" as unknown as "function" })).rejects.toThrow(
       'ToolsConfig.applyPatch must be "freeform", "function" or false, got "json"',
     );
   });

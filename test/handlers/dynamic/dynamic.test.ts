@@ -9,7 +9,7 @@ const lookup: DynamicToolSpec = {
   description: "Looks a ticket up in the tracker",
   inputSchema: { type: "object", properties: { id: { type: "string" } }, required: ["id"], additionalProperties: false },
 };
-const toolsFor = (config: ToolsConfig = {}, dynamicTools = [lookup]) => dynamicToolsFactory(config, { config, dynamicTools });
+const toolsFor = (config: ToolsConfig = {}, dynamicTools = [lookup]) => dynamicToolsFactory(config, { dynamicTools });
 const requests = (events: ToolEvent[]) => events.filter((e) => e.type === "dynamic_tool_call_request");
 const tick = () => new Promise<void>((r) => setImmediate(r));
 

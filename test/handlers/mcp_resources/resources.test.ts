@@ -1,6 +1,6 @@
 import { getEventListeners } from "node:events";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { McpConnectionManager, ToolRouter } from "../../../src/index.js";
+import { McpConnectionManager, createToolRouter } from "../../../src/index.js";
 import { startHttpFixture, type HttpFixture } from "../../fixtures/mcp-server.js";
 import { call, MCP_ONLY, runtimeFor } from "../../mcp/helpers.js";
 
@@ -24,12 +24,12 @@ const outputs = async (items: ReturnType<typeof call>[]) => {
 
 describe("MCP resource tools", () => {
   it("are offered (parallel-safe) only when a manager is given", async () => {
-    const withMcp = await ToolRouter.fromConfig(MCP_ONLY, { mcp: m });
+    const withMcp = await createToolRouter(MCP_ONLY, { mcp: m });
     for (const name of ["list_mcp_resources", "list_mcp_resource_templates", "read_mcp_resource"]) {
       expect(withMcp.specs().some((s) => s.spec.type === "function" && s.spec.name === name)).toBe(true);
       expect(withMcp.toolSupportsParallel(name)).toBe(true);
     }
-    const without = await ToolRouter.fromConfig(MCP_ONLY);
+    const without = await createToolRouter(MCP_ONLY);
     expect(without.specs().some((s) => s.spec.type === "function" && s.spec.name.includes("mcp_resource"))).toBe(false);
   });
 

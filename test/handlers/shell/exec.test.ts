@@ -7,19 +7,8 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { collect, TSX } from "../../cli/helpers.js";
-import {
-  createTurnContext,
-  execCommand,
-  FunctionCallError,
-  ShellCommandHandler,
-  ShellHandler,
-  processAlive,
-  userShell,
-  type ToolEvent,
-  type ToolInvocation,
-  type ToolOutput,
-  type TruncationPolicy,
-} from "../../../src/index.js";
+import { createTurnContext, FunctionCallError, ShellCommandHandler, ShellHandler, type ToolEvent, type ToolInvocation, type ToolOutput, type TruncationPolicy } from "../../../src/index.js";
+import { execCommand, processAlive, userShell } from "../../../src/handlers/shell/index.js";
 
 let dir: string;
 beforeAll(async () => {
@@ -155,8 +144,12 @@ describe("shell handler with real processes", () => {
     const { inv, events } = invocation({ command: ["bash", "-c", script] }, { signal: controller.signal });
     const running = shell.handle(inv);
     // Abort once the output has arrived.
-    await vi.waitFor(() => expect(shell.abortedOutput(inv) ?? "").toContain("partial"), { timeout: 5_000, interval: 5 });
-    const seen = shell.abortedOutput(inv) ?? "";
+    await vi.waitFor(() => expect(shell.abortedOutput(inv, 0)).toContain("partial"), { timeout: 5_000, interval: 5 });
+    // The whole aborted text (Codex's exec abort lines), then what the command printed.
+    const header = "Wall time: 0.0 seconds\naborted by user\nOutput:\n";
+    const text = shell.abortedOutput(inv, 0);
+    expect(text.startsWith(header), text).toBe(true);
+    const seen = text.slice(header.length);
     const m = /^(\d+) (\d+)\npartial\n$/.exec(seen);
     expect(m, seen).not.toBeNull();
     controller.abort();

@@ -1,9 +1,9 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { boundContent, formatExecOutput } from "../../../src/handlers/shell/format.js";
+import { formatExecOutput } from "../../../src/handlers/shell/format.js";
 import { HeadTailBuffer } from "../../../src/handlers/shell/outputBuffer.js";
 import { captureFor } from "../../../src/handlers/shell/execHandler.js";
-import { truncateText, type TruncationPolicy } from "../../../src/turn/truncation.js";
+import { boundCaptured, truncateText, type TruncationPolicy } from "../../../src/turn/index.js";
 
 /** Feeds `text` to a capture sized for `policy`, in chunks of `chunk` bytes. */
 function capture(text: string, policy: TruncationPolicy, chunk: number): HeadTailBuffer {
@@ -20,7 +20,7 @@ function expected(text: string, policy: TruncationPolicy): { text: string; trunc
   return { text: out.replace(/^Total output lines: \d+\n\n/, ""), truncated: true };
 }
 
-describe("boundContent", () => {
+describe("boundCaptured on a capture", () => {
   it("matches the core truncation of the whole text, even after the capture dropped its middle", () => {
     const textArb = fc.string({ unit: fc.constantFrom("a", "\n", "é", "語", "🙂", "z"), maxLength: 400 });
     fc.assert(
@@ -29,7 +29,7 @@ describe("boundContent", () => {
         fc.record({ mode: fc.constantFrom("bytes" as const, "tokens" as const), limit: fc.integer({ min: 0, max: 120 }) }),
         fc.integer({ min: 1, max: 37 }),
         (text, policy, chunk) => {
-          const got = boundContent("", capture(text, policy, chunk).snapshot(), policy);
+          const got = boundCaptured("", capture(text, policy, chunk).snapshot(), policy);
           const want = expected(text, policy);
           expect(got.text).toBe(want.text);
           expect(got.truncated).toBe(want.truncated);
@@ -43,7 +43,7 @@ describe("boundContent", () => {
   it("puts a prefix at the head of the content", () => {
     const policy: TruncationPolicy = { mode: "bytes", limit: 20 };
     const text = "x".repeat(100);
-    const got = boundContent("timed out\n", capture(text, policy, 7).snapshot(), policy);
+    const got = boundCaptured("timed out\n", capture(text, policy, 7).snapshot(), policy);
     expect(got.text).toBe(expected(`timed out\n${text}`, policy).text);
     expect(got.totalLines).toBe(2);
   });

@@ -3,16 +3,8 @@ import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import {
-  createTurnContext,
-  processAlive,
-  ReadinessFlag,
-  specName,
-  ToolCallRuntime,
-  ToolRouter,
-  type ToolCall,
-  type ToolEvent,
-} from "../../../src/index.js";
+import { createTurnContext, ReadinessFlag, specName, ToolCallRuntime, ToolRouter, createToolRouter, type ToolCall, type ToolEvent } from "../../../src/index.js";
+import { processAlive } from "../../../src/handlers/shell/index.js";
 
 let dir: string;
 beforeAll(async () => {
@@ -30,7 +22,7 @@ const call = (callId: string, args: unknown, name = "shell") => ({
 });
 
 async function setup(opts: { gate?: ReadinessFlag; shell?: "shell" | "shell_command"; shellNonSafeExclusive?: boolean } = {}) {
-  const router = await ToolRouter.fromConfig({
+  const router = await createToolRouter({
     shell: opts.shell ?? "shell",
     execTimeoutMs: 10_000,
     shellNonSafeExclusive: opts.shellNonSafeExclusive ?? false,
@@ -43,15 +35,15 @@ async function setup(opts: { gate?: ReadinessFlag; shell?: "shell" | "shell_comm
 describe("shell tools through the router and runtime", () => {
   it("registers shell (+ local_shell alias) or shell_command per config", async () => {
     const names = (r: ToolRouter) => r.specs().map((s) => specName(s.spec));
-    const shell = await ToolRouter.fromConfig({ shell: "shell" });
+    const shell = await createToolRouter({ shell: "shell" });
     expect(names(shell)).toContain("shell");
     expect(shell.toolSupportsParallel("shell")).toBe(true);
     expect(shell.toolSupportsParallel("local_shell")).toBe(true);
-    const command = await ToolRouter.fromConfig({ shell: "shell_command" });
+    const command = await createToolRouter({ shell: "shell_command" });
     expect(names(command)).toContain("shell_command");
     expect(names(command)).not.toContain("shell");
-    expect(names(await ToolRouter.fromConfig({ shell: false }))).not.toContain("shell");
-    await expect(ToolRouter.fromConfig({ execTimeoutMs: -1 })).rejects.toThrow(/execTimeoutMs must be a positive number/);
+    expect(names(await createToolRouter({ shell: false }))).not.toContain("shell");
+    await expect(createToolRouter({ execTimeoutMs: -1 })).rejects.toThrow(/execTimeoutMs must be a positive number/);
   });
 
   it("runs two shell calls at the same time (each waits for the other's marker file)", async () => {

@@ -1,15 +1,14 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
+  createToolRouter,
   createTurnContext,
-  registerToolFactory,
   specName,
   toResponsesTools,
   ToolCallRuntime,
-  ToolRouter,
-  unregisterToolFactory,
   type ToolFactory,
   type ToolHandler,
-} from "../../src/index.js";
+  type ToolRouter,
+} from "../src/index.js";
 
 const DEFAULT_TOOLS: Array<[string, boolean]> = [
   ["shell", true],
@@ -23,9 +22,9 @@ const DEFAULT_TOOLS: Array<[string, boolean]> = [
 
 const names = (router: ToolRouter) => router.specs().map((s) => specName(s.spec));
 
-describe("ToolRouter.fromConfig", () => {
+describe("createToolRouter", () => {
   it("yields the default tool set of DESIGN section 5 with its parallel flags", async () => {
-    const router = await ToolRouter.fromConfig({});
+    const router = await createToolRouter({});
     expect(router.specs().map((s) => [specName(s.spec), s.supportsParallelToolCalls])).toEqual(DEFAULT_TOOLS);
     // `local_shell` is routable (alias of shell) but has no spec of its own.
     expect(router.toolSupportsParallel("local_shell")).toBe(true);
@@ -33,7 +32,7 @@ describe("ToolRouter.fromConfig", () => {
   });
 
   it("exports a tool list the Responses API accepts, apply_patch as a custom grammar tool", async () => {
-    const tools = toResponsesTools((await ToolRouter.fromConfig({})).specs());
+    const tools = toResponsesTools((await createToolRouter({})).specs());
     expect(JSON.parse(JSON.stringify(tools))).toEqual(tools);
     for (const tool of tools) {
       expect(tool.type === "local_shell" || /^[a-zA-Z0-9_-]{1,64}$/.test(tool.name)).toBe(true);
@@ -48,7 +47,7 @@ describe("ToolRouter.fromConfig", () => {
   });
 
   it("switches tools on and off per ToolsConfig", async () => {
-    const router = await ToolRouter.fromConfig({
+    const router = await createToolRouter({
       shell: false,
       applyPatch: "function",
       readFile: false,
@@ -62,39 +61,30 @@ describe("ToolRouter.fromConfig", () => {
       ["function", "apply_patch", false],
       ["function", "test_sync_tool", true],
     ]);
-    expect(names(await ToolRouter.fromConfig({ shell: false, applyPatch: false }))).toEqual(
+    expect(names(await createToolRouter({ shell: false, applyPatch: false }))).toEqual(
       DEFAULT_TOOLS.slice(2).map(([name]) => name),
     );
   });
 
   it("adds dynamic tools after the built-ins, exclusive; a name clash throws", async () => {
     const dynamicTools = [{ name: "ask_user", description: "Asks the user", inputSchema: { type: "object" } }];
-    const router = await ToolRouter.fromConfig({ testSyncTool: true }, { dynamicTools });
+    const router = await createToolRouter({ testSyncTool: true }, { dynamicTools });
     expect(names(router).slice(-2)).toEqual(["ask_user", "test_sync_tool"]);
     expect(router.toolSupportsParallel("ask_user")).toBe(false);
     await expect(
-      ToolRouter.fromConfig({}, { dynamicTools: [{ ...dynamicTools[0]!, name: "read_file" }] }),
+      createToolRouter({}, { dynamicTools: [{ ...dynamicTools[0]!, name: "read_file" }] }),
     ).rejects.toThrow("duplicate tool spec: read_file");
   });
 });
 
 describe("plugin tool factories", () => {
-  const registered: string[] = [];
-  const register = <P>(name: string, factory: ToolFactory<P>): void => {
-    registerToolFactory(name, factory);
-    registered.push(name);
-  };
-  afterEach(() => {
-    for (const name of registered.splice(0)) unregisterToolFactory(name);
-  });
-
   const greeter: ToolFactory<{ greeting: string; names: string[] }> = (params, ctx) =>
     params.names.map((name) => {
       const handler: ToolHandler = {
         kind: "function",
         handle: async (inv) => ({
           kind: "function",
-          body: `${params.greeting}, ${(inv.args as { who: string }).who} (cwd ${inv.turn.cwd}, shell ${String(ctx.config.shell)})`,
+          body: `${params.greeting}, ${(inv.args as { who: string }).who} (cwd ${inv.turn.cwd}, ${ctx.dynamicTools.length} dynamic tools)`,
         }),
       };
       return {
@@ -110,8 +100,10 @@ describe("plugin tool factories", () => {
     });
 
   it("adds tools by factory name with parameters; they run through the runtime like built-ins", async () => {
-    register("greeter", greeter);
-    const router = await ToolRouter.fromConfig({ shell: false }, { tools: { greeter: { greeting: "Hello", names: ["greet"] } } });
+    const router = await createToolRouter(
+      { shell: false },
+      { factories: { greeter }, tools: { greeter: { greeting: "Hello", names: ["greet"] } } },
+    );
     expect(names(router).at(-1)).toBe("greet");
     expect(router.toolSupportsParallel("greet")).toBe(true);
 
@@ -119,20 +111,32 @@ describe("plugin tool factories", () => {
     runtime.submit({ type: "function_call", call_id: "g1", name: "greet", arguments: '{"who":"Ada"}' });
     runtime.submit({ type: "function_call", call_id: "g2", name: "greet", arguments: "{}" });
     expect(await runtime.drain()).toEqual([
-      { type: "function_call_output", call_id: "g1", output: "Hello, Ada (cwd /work, shell false)" },
+      { type: "function_call_output", call_id: "g1", output: "Hello, Ada (cwd /work, 0 dynamic tools)" },
       { type: "function_call_output", call_id: "g2", output: "invalid arguments for greet: / must have required property 'who'" },
     ]);
   });
 
-  it("throws on a duplicate factory name, an unknown factory, and a duplicate tool name", async () => {
-    register("greeter", greeter);
-    expect(() => registerToolFactory("greeter", greeter)).toThrow("duplicate tool factory: greeter");
-    await expect(ToolRouter.fromConfig({}, { tools: { nope: {} } })).rejects.toThrow("unknown tool factory: nope");
+  it("throws on an unknown factory and a duplicate tool name", async () => {
+    const factories = { greeter };
+    await expect(createToolRouter({}, { factories, tools: { nope: {} } })).rejects.toThrow("unknown tool factory: nope");
+    // Inherited names are not factories.
+    await expect(createToolRouter({}, { factories, tools: { toString: {} } })).rejects.toThrow("unknown tool factory: toString");
     await expect(
-      ToolRouter.fromConfig({}, { tools: { greeter: { greeting: "Hi", names: ["read_file"] } } }),
+      createToolRouter({}, { factories, tools: { greeter: { greeting: "Hi", names: ["read_file"] } } }),
     ).rejects.toThrow("duplicate tool spec: read_file");
     await expect(
-      ToolRouter.fromConfig({}, { tools: { greeter: { greeting: "Hi", names: ["twin", "twin"] } } }),
+      createToolRouter({}, { factories, tools: { greeter: { greeting: "Hi", names: ["twin", "twin"] } } }),
     ).rejects.toThrow("duplicate tool spec: twin");
+  });
+
+  it("keeps factories per router: one router's plugins are unknown to another", async () => {
+    const withPlugin = await createToolRouter(
+      { shell: false },
+      { factories: { greeter }, tools: { greeter: { greeting: "Hi", names: ["greet"] } } },
+    );
+    expect(names(withPlugin)).toContain("greet");
+    await expect(createToolRouter({}, { tools: { greeter: { greeting: "Hi", names: ["greet"] } } })).rejects.toThrow(
+      "unknown tool factory: greeter",
+    );
   });
 });

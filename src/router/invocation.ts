@@ -1,0 +1,34 @@
+import type { ToolCall } from "../protocol/index.js";
+import type { ToolInvocation } from "../registry/index.js";
+import type { TurnContext } from "../turn/index.js";
+import type { DispatchOptions } from "./router.js";
+
+/**
+ * A class rather than a literal: V8 builds it far faster than an object literal with a getter.
+ * `signal` is read through from the dispatch options, so a signal the caller creates lazily is
+ * only created when a handler uses it (it lives on the prototype: copy it explicitly when
+ * cloning an invocation).
+ */
+export class Invocation<Ctx> implements ToolInvocation<Ctx> {
+  readonly callId: string;
+  readonly toolName: string;
+  readonly payload: ToolCall["payload"];
+  readonly turn: TurnContext;
+  readonly context: Ctx;
+
+  constructor(
+    call: ToolCall,
+    readonly args: unknown,
+    private readonly opts: DispatchOptions<Ctx>,
+  ) {
+    this.callId = call.callId;
+    this.toolName = call.toolName;
+    this.payload = call.payload;
+    this.turn = opts.turn;
+    this.context = opts.context as Ctx;
+  }
+
+  get signal(): AbortSignal {
+    return this.opts.signal;
+  }
+}

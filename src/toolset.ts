@@ -1,0 +1,90 @@
+/**
+ * The composition root: which tools a router offers. The router only routes; building one from
+ * a config happens here, with plugin factories passed in (never held in a process-wide table).
+ */
+import type { Logger } from "pino";
+import { specName } from "./protocol/index.js";
+import {
+  ToolRegistryBuilder,
+  type DynamicToolSpec,
+  type McpToolSource,
+  type ToolFactory,
+  type ToolFactoryContext,
+  type ToolRegistration,
+} from "./registry/index.js";
+import { ToolRouter } from "./router/index.js";
+import { applyPatchToolFactory, type ApplyPatchToolConfig } from "./handlers/apply_patch/index.js";
+import { dynamicToolsFactory, type DynamicToolsConfig } from "./handlers/dynamic/handler.js";
+import { grepFilesToolFactory, type GrepFilesToolConfig } from "./handlers/grep_files/handler.js";
+import { listDirToolFactory, type ListDirToolConfig } from "./handlers/list_dir/handler.js";
+import { mcpResourceToolsFactory } from "./handlers/mcp_resources/index.js";
+import { readFileToolFactory, type ReadFileToolConfig } from "./handlers/read_file/handler.js";
+import { shellToolFactory, type ShellToolConfig } from "./handlers/shell/index.js";
+import { testSyncToolFactory, type TestSyncToolConfig } from "./handlers/test_sync_tool/handler.js";
+import { updatePlanToolFactory, type UpdatePlanToolConfig } from "./handlers/update_plan/handler.js";
+import { viewImageToolFactory, type ViewImageToolConfig } from "./handlers/view_image/handler.js";
+
+/** Which built-in tools `createToolRouter` adds: each built-in reads its own keys. */
+export interface ToolsConfig
+  extends ShellToolConfig,
+    ApplyPatchToolConfig,
+    ReadFileToolConfig,
+    ListDirToolConfig,
+    GrepFilesToolConfig,
+    ViewImageToolConfig,
+    UpdatePlanToolConfig,
+    TestSyncToolConfig,
+    DynamicToolsConfig {}
+
+/** The built-in tools, in the order their specs are offered. */
+const BUILTIN_FACTORIES: ReadonlyArray<ToolFactory<ToolsConfig>> = [
+  shellToolFactory,
+  applyPatchToolFactory,
+  readFileToolFactory,
+  listDirToolFactory,
+  grepFilesToolFactory,
+  viewImageToolFactory,
+  updatePlanToolFactory,
+  mcpResourceToolsFactory,
+  dynamicToolsFactory,
+  testSyncToolFactory,
+];
+
+export interface CreateToolRouterOptions<Ctx = unknown> {
+  mcp?: McpToolSource;
+  dynamicTools?: DynamicToolSpec[];
+  /** Plugin tool factories by name; `tools` says which to use with what parameters. */
+  factories?: Record<string, ToolFactory<never, Ctx>>;
+  /** Plugin tools to add: factory name -> its parameters. */
+  tools?: Record<string, unknown>;
+  logger?: Logger;
+}
+
+/**
+ * A router with the built-in tools `config` selects, the MCP tools of `opts.mcp`, the
+ * embedder's dynamic tools, and plugin tools from `opts.factories` (`opts.tools`: factory
+ * name -> its parameters). Throws on an unknown factory name or a duplicate tool name.
+ */
+export async function createToolRouter<Ctx = unknown>(
+  config: ToolsConfig = {},
+  opts: CreateToolRouterOptions<Ctx> = {},
+): Promise<ToolRouter<Ctx>> {
+  const ctx: ToolFactoryContext = { dynamicTools: opts.dynamicTools ?? [] };
+  if (opts.mcp) ctx.mcp = opts.mcp;
+  const builder = new ToolRegistryBuilder<Ctx>(opts.logger ? { logger: opts.logger } : {});
+  const add = (registrations: ToolRegistration<Ctx>[]): void => {
+    for (const { spec, handler, supportsParallel, aliases } of registrations) {
+      builder.pushSpecWithParallelSupport(spec, supportsParallel).registerHandler(specName(spec), handler);
+      for (const alias of aliases ?? []) builder.registerAlias(alias, specName(spec));
+    }
+  };
+  // Built-in handlers ignore the embedder's context type: they never read it.
+  for (const factory of BUILTIN_FACTORIES) add(factory(config, ctx) as ToolRegistration<Ctx>[]);
+  for (const [name, params] of Object.entries(opts.tools ?? {})) {
+    const factory = Object.hasOwn(opts.factories ?? {}, name) ? opts.factories?.[name] : undefined;
+    if (!factory) throw new Error(`unknown tool factory: ${name}`);
+    add((factory as ToolFactory<unknown, Ctx>)(params, ctx));
+  }
+  const { specs, registry } = builder.build();
+  return new ToolRouter<Ctx>(registry, specs, opts.mcp, opts.logger ? { logger: opts.logger } : {});
+}
