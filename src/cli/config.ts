@@ -4,6 +4,7 @@ import { parse as parseToml } from "smol-toml";
 import { McpConfigError, parseMcpConfigJson, parseMcpConfigToml, type McpServersConfig } from "../mcp/index.js";
 import type { ToolsConfig } from "../toolset.js";
 import type { TruncationPolicy } from "../turn/index.js";
+import { errorMessage } from "../util/index.js";
 
 /** A config problem the user must fix; `toolcall` exits with code 2. */
 export class ConfigError extends Error {
@@ -193,14 +194,14 @@ export async function loadCliConfig(opts: { configPath?: string | undefined; dir
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (!explicit && code === "ENOENT") return { file: undefined, tools: {}, runtime: {}, mcpServers: {} };
-    throw new ConfigError(`${file}: cannot read config: ${(err as Error).message}`);
+    throw new ConfigError(`${file}: cannot read config: ${errorMessage(err)}`);
   }
   let doc: unknown;
   try {
     doc = isJsonFile(file) ? JSON.parse(text) : parseToml(text);
   } catch (err) {
     const kind = isJsonFile(file) ? "JSON" : "TOML";
-    throw new ConfigError(`${file}: invalid ${kind}: ${(err as Error).message.split("\n")[0]}`);
+    throw new ConfigError(`${file}: invalid ${kind}: ${errorMessage(err).split("\n")[0]}`);
   }
   const config = parseCliConfig(doc, file);
   try {

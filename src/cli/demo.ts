@@ -9,6 +9,7 @@ import { ToolCallRuntime, type ToolCallOutcome } from "../runtime/index.js";
 import { createTurnContext, type ToolEvent } from "../turn/index.js";
 import { EXIT_ABORTED, interruptible, onInterrupt, stderrLogger } from "./session.js";
 import { LiveStatus } from "./status.js";
+import { now } from "../util/index.js";
 
 const WORKSPACE_FILES: Record<string, string> = {
   "package.json": `{ "name": "demo-app", "version": "1.0.0", "type": "module" }\n`,
@@ -131,10 +132,10 @@ export async function runDemo(opts: { logLevel?: string | undefined } = {}): Pro
     const status = new LiveStatus(out, out.isTTY === true);
     const spans = new Map<string, { begin: number; end: number }>();
     const onEvent = (event: ToolEvent): void => {
-      if (event.type === "tool_call_begin") spans.set(event.callId, { begin: performance.now(), end: Infinity });
+      if (event.type === "tool_call_begin") spans.set(event.callId, { begin: now(), end: Infinity });
       if (event.type === "tool_call_end") {
         const span = spans.get(event.callId);
-        if (span) span.end = performance.now();
+        if (span) span.end = now();
       }
       status.onEvent(event);
     };
@@ -142,7 +143,7 @@ export async function runDemo(opts: { logLevel?: string | undefined } = {}): Pro
     const runtime = new ToolCallRuntime(router, turn, { signal: interrupt.signal });
     const exclusive = new Set<string>();
 
-    const started = performance.now();
+    const started = now();
     for (const item of recordedResponse(ws)) {
       const call = router.buildToolCall(item);
       if (call) {
@@ -153,7 +154,7 @@ export async function runDemo(opts: { logLevel?: string | undefined } = {}): Pro
       runtime.submit(item);
     }
     const outcomes = await runtime.drainOutcomes();
-    const wallMs = performance.now() - started;
+    const wallMs = now() - started;
     status.stop();
 
     out.write("\noutputs (in call order):\n");

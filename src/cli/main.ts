@@ -7,6 +7,7 @@ import { readFileSync } from "node:fs";
 import { runDemo } from "./demo.js";
 import { runServeMcp } from "./serveMcp.js";
 import { runTools } from "./tools.js";
+import { errorMessage } from "../util/index.js";
 
 // The same relative place from src/cli and dist/cli.
 const VERSION = (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
@@ -103,7 +104,7 @@ async function main(argv: string[]): Promise<number> {
     }
     // parseArgs throws TypeErrors with a code for unknown options and missing values.
     const usage = err instanceof ConfigError || (err as { code?: unknown }).code?.toString().startsWith("ERR_PARSE_ARGS");
-    process.stderr.write(`toolcall ${name}: ${(err as Error).message}\n`);
+    process.stderr.write(`toolcall ${name}: ${errorMessage(err)}\n`);
     return usage ? EXIT_USAGE : EXIT_FATAL;
   }
 }

@@ -1,4 +1,5 @@
 import type { ToolEvent } from "../turn/index.js";
+import { now } from "../util/index.js";
 
 export type CallState = "queued" | "waiting for lock" | "running" | "done" | "failed";
 
@@ -12,7 +13,6 @@ interface Row {
   endedAt?: number;
 }
 
-const now = (): number => performance.now();
 const secs = (ms: number): string => `${(ms / 1000).toFixed(2)}s`;
 
 /**

@@ -1,7 +1,7 @@
 import type { PayloadKind } from "./call.js";
 import { outputText, type ContentItem, type ResponseInputItem } from "./items.js";
 import { mcpResultBody } from "./mcpContent.js";
-import type { ToolOutput } from "./output.js";
+import type { CallToolResult, ToolOutput } from "./output.js";
 import { isRecord } from "../util/index.js";
 
 /**
@@ -39,19 +39,19 @@ const isContentItem = (v: unknown): v is ContentItem =>
  */
 export function outputBody(output: ToolOutput): OutputBody | string {
   if (!isRecord(output)) return `expected an object, got ${output === null ? "null" : typeof output}`;
-  if (output.kind === "mcp") {
-    const result: unknown = output.result;
-    if (!isRecord(result)) return "an mcp output needs a result object";
-    if (result["content"] !== undefined && !Array.isArray(result["content"])) return "result.content must be an array";
-    const { body, success } = mcpResultBody(output.result);
-    return { body, success, bounded: false };
-  }
   const kind: unknown = (output as { kind?: unknown }).kind;
-  if (kind !== "function") return `unknown kind ${JSON.stringify(String(kind))}`;
-  const body: unknown = output.body;
-  if (typeof body !== "string" && !(Array.isArray(body) && body.every(isContentItem))) {
-    return "body must be a string or an array of input_text / input_image items";
+  if (kind === "function") {
+    const { body, success } = output as Extract<ToolOutput, { kind: "function" }>;
+    if (typeof body !== "string" && !(Array.isArray(body) && body.every(isContentItem))) {
+      return "body must be a string or an array of input_text / input_image items";
+    }
+    if (success !== undefined && typeof success !== "boolean") return "success must be a boolean";
+    return { body, success: success ?? true, bounded: (output as { bounded?: unknown }).bounded === true };
   }
-  if (output.success !== undefined && typeof output.success !== "boolean") return "success must be a boolean";
-  return { body, success: output.success ?? true, bounded: output.bounded === true };
+  if (kind !== "mcp") return `unknown kind ${JSON.stringify(String(kind))}`;
+  const result: unknown = (output as { result?: unknown }).result;
+  if (!isRecord(result)) return "an mcp output needs a result object";
+  if (result["content"] !== undefined && !Array.isArray(result["content"])) return "result.content must be an array";
+  const { body, success } = mcpResultBody(result as CallToolResult);
+  return { body, success, bounded: false };
 }

@@ -24,6 +24,5 @@ export const texts = {
   /** Exec tools (Codex `abort_message`): the wall time, then what the command printed. */
   execAborted: (elapsedMs: number, seen: string | undefined): string =>
     `Wall time: ${formatSeconds(elapsedMs)} seconds\naborted by user${seen ? `\nOutput:\n${seen}` : ""}`,
-  withoutCallId: "tool call without a call id",
   duplicateCallId: (callId: string): string => `duplicate call id: ${callId}`,
 } as const;

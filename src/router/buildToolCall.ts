@@ -8,25 +8,23 @@ import {
 import type { McpToolRef } from "../registry/index.js";
 import { isRecord } from "../util/index.js";
 
+/** A tool item that cannot become a call. Without a call id it cannot be answered at all. */
+export class ToolCallFailure {
+  constructor(
+    readonly callId: string | undefined,
+    /** `{namespace}__{name}` as a call would be named; `""` when the item names no tool. */
+    readonly toolName: string,
+    readonly payloadKind: PayloadKind,
+    readonly error: FunctionCallError,
+  ) {}
+}
+
 /**
  * What a model item becomes, as a value (failures are not thrown: the runtime answers them
- * like any other call, so it needs their call id, name and payload kind).
+ * like any other call, so it needs their call id, name and payload kind): a call, a failure,
+ * or null for items that are not tool calls (messages, reasoning, hosted tools).
  */
-export type BuiltToolCall =
-  | { kind: "call"; call: ToolCall }
-  /** Messages, reasoning, hosted tool items: not ours to run. */
-  | { kind: "not_a_call" }
-  | ToolCallFailure;
-
-/** A tool item that cannot become a call. Without a call id it cannot be answered at all. */
-export interface ToolCallFailure {
-  kind: "failed";
-  callId: string | undefined;
-  /** `{namespace}__{name}` as a call would be named; `""` when the item names no tool. */
-  toolName: string;
-  payloadKind: PayloadKind;
-  error: FunctionCallError;
-}
+export type BuiltToolCall = ToolCall | ToolCallFailure | null;
 
 const nonEmptyString = (v: unknown): v is string => typeof v === "string" && v.length > 0;
 const isStringArray = (v: unknown): v is string[] => Array.isArray(v) && v.every((s) => typeof s === "string");
@@ -50,14 +48,14 @@ function itemToolName(item: Record<string, unknown>): string | undefined {
 }
 
 function failed(callId: string | undefined, toolName: string, payloadKind: PayloadKind, message: string): ToolCallFailure {
-  return { kind: "failed", callId, toolName, payloadKind, error: FunctionCallError.respondToModel(message) };
+  return new ToolCallFailure(callId, toolName, payloadKind, FunctionCallError.respondToModel(message));
 }
 
 function localShellCall(item: Record<string, unknown>): BuiltToolCall {
   const id = itemCallId(item);
   const fail = (message: string): ToolCallFailure => failed(id, "local_shell", "local_shell", message);
   if (id === undefined) {
-    return { kind: "failed", callId: undefined, toolName: "local_shell", payloadKind: "local_shell", error: FunctionCallError.missingLocalShellCallId() };
+    return new ToolCallFailure(undefined, "local_shell", "local_shell", FunctionCallError.missingLocalShellCallId());
   }
   const action = item["action"];
   if (!isRecord(action) || action["type"] !== "exec") return fail("local_shell_call action must be an exec action");
@@ -81,21 +79,20 @@ function localShellCall(item: Record<string, unknown>): BuiltToolCall {
     if (!isStringRecord(env)) return fail("local_shell_call action.env must map names to strings");
     params.env = env;
   }
-  return { kind: "call", call: { toolName: "local_shell", callId: id, payload: { kind: "local_shell", params } } };
+  return { toolName: "local_shell", callId: id, payload: { kind: "local_shell", params } };
 }
 
-const NOT_A_CALL: BuiltToolCall = Object.freeze({ kind: "not_a_call" });
-
 /**
- * Model output item -> `ToolCall`, as a value: `not_a_call` for items that are not tool calls,
- * `failed` (with whatever call id and name the item has) for tool items that cannot become one.
+ * Model output item -> `ToolCall`, as a value: null for items that are not tool calls, a
+ * `ToolCallFailure` (with whatever call id and name the item has) for tool items that cannot
+ * become one.
  * `resolveMcp` maps a qualified name to its MCP tool by exact lookup.
  */
 export function buildCall(item: unknown, resolveMcp: (name: string) => McpToolRef | undefined): BuiltToolCall {
-  if (!isRecord(item)) return NOT_A_CALL;
+  if (!isRecord(item)) return null;
   const type = item["type"];
   if (type === "local_shell_call") return localShellCall(item);
-  if (type !== "function_call" && type !== "custom_tool_call") return NOT_A_CALL;
+  if (type !== "function_call" && type !== "custom_tool_call") return null;
 
   const payloadKind = type === "function_call" ? "function" : "custom";
   const name = itemToolName(item);
@@ -106,7 +103,7 @@ export function buildCall(item: unknown, resolveMcp: (name: string) => McpToolRe
   if (type === "custom_tool_call") {
     const input = item["input"];
     if (typeof input !== "string") return failed(callId, name, payloadKind, "custom_tool_call input must be a string");
-    return { kind: "call", call: { toolName: name, callId, payload: { kind: "custom", input } } };
+    return { toolName: name, callId, payload: { kind: "custom", input } };
   }
   const args = item["arguments"];
   if (typeof args !== "string") return failed(callId, name, payloadKind, texts.argumentsNotString);
@@ -114,5 +111,5 @@ export function buildCall(item: unknown, resolveMcp: (name: string) => McpToolRe
   const payload = ref
     ? ({ kind: "mcp", server: ref.server, tool: ref.tool, rawArguments: args } as const)
     : ({ kind: "function", arguments: args } as const);
-  return { kind: "call", call: { toolName: name, callId, payload } };
+  return { toolName: name, callId, payload };
 }

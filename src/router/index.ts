@@ -1,2 +1,2 @@
 export { ToolRouter, type DispatchOptions, type DispatchResult } from "./router.js";
-export { itemCallId, type BuiltToolCall, type ToolCallFailure } from "./buildToolCall.js";
+export { itemCallId, ToolCallFailure, type BuiltToolCall } from "./buildToolCall.js";

@@ -26,7 +26,7 @@ import {
 } from "../registry/index.js";
 import { truncateBody, type TurnContext } from "../turn/index.js";
 import { errorText, now } from "../util/index.js";
-import { buildCall, type BuiltToolCall } from "./buildToolCall.js";
+import { buildCall, ToolCallFailure, type BuiltToolCall } from "./buildToolCall.js";
 import { Invocation } from "./invocation.js";
 
 export interface DispatchOptions<Ctx> {
@@ -85,8 +85,8 @@ export class ToolRouter<Ctx = unknown> {
   /** Null for items that are not tool calls; throws `FunctionCallError` for broken tool items. */
   buildToolCall(item: ResponseItem | UnknownItem): ToolCall | null {
     const built = this.tryBuildToolCall(item);
-    if (built.kind === "failed") throw built.error;
-    return built.kind === "call" ? built.call : null;
+    if (built instanceof ToolCallFailure) throw built.error;
+    return built;
   }
 
   /** `buildToolCall` as a value: never throws. */

@@ -7,7 +7,7 @@ import {
   type ToolCall,
   type UnknownItem,
 } from "../protocol/index.js";
-import type { ToolRouter } from "../router/index.js";
+import { ToolCallFailure, type ToolRouter } from "../router/index.js";
 import { dynamicCallBroker, emitEvent, truncateBody, type DynamicToolResponse, type TurnContext } from "../turn/index.js";
 import { errorText, now } from "../util/index.js";
 import { CallRecord, type ToolCallOutcome } from "./callRecord.js";
@@ -91,16 +91,14 @@ export class ToolCallRuntime<Ctx = unknown> {
 
   private accept(item: ResponseItem | UnknownItem, submittedAt: number): SubmitResult {
     const built = this.router.tryBuildToolCall(item);
-    if (built.kind === "not_a_call") return NOT_A_CALL;
-    const { callId, toolName } = built.kind === "call" ? built.call : built;
-    if (callId === undefined) {
-      return this.reject(item, "", toolName, built.kind === "failed" ? messageOf(built.error) : texts.withoutCallId);
-    }
+    if (built === null) return NOT_A_CALL;
+    const { callId, toolName } = built;
+    if (callId === undefined) return this.reject(item, "", toolName, messageOf((built as ToolCallFailure).error));
     if (this.acceptedCallIds.has(callId)) return this.reject(item, callId, toolName, texts.duplicateCallId(callId));
     this.acceptedCallIds.add(callId);
 
-    if (built.kind === "call") {
-      this.pending.push(this.start(built.call, submittedAt));
+    if (!(built instanceof ToolCallFailure)) {
+      this.pending.push(this.start(built, submittedAt));
       return { accepted: true, callId };
     }
     // A known call id, but the item could not become a call: answer it with the error (or, once

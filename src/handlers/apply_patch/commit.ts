@@ -3,6 +3,7 @@ import { chmod, lstat, mkdir, readFile, readlink, realpath, rename, rmdir, stat,
 import { basename, dirname, join } from "node:path";
 import type { Logger } from "pino";
 import { PatchApplyError } from "./errors.js";
+import { errorMessage } from "../../util/index.js";
 
 const REASONS: Record<string, string> = {
   ENOENT: "No such file or directory",
@@ -18,7 +19,7 @@ const REASONS: Record<string, string> = {
 /** An fs error as the short reason a model can act on. */
 export function fsReason(err: unknown): string {
   const code = (err as NodeJS.ErrnoException).code;
-  return (code && REASONS[code]) ?? (err instanceof Error ? err.message : String(err));
+  return (code && REASONS[code]) ?? errorMessage(err);
 }
 
 export const errCode = (err: unknown): string | undefined => (err as NodeJS.ErrnoException).code;

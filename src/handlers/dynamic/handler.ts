@@ -1,6 +1,7 @@
 import { FunctionCallError, type ToolOutput } from "../../protocol/index.js";
 import { emitEvent, deadline, dynamicCallBroker } from "../../turn/index.js";
 import type { DynamicToolSpec, ToolHandler, ToolInvocation, ToolFactory } from "../../registry/index.js";
+import { formatSecondsExact } from "../../util/index.js";
 
 export const DEFAULT_DYNAMIC_TOOL_TIMEOUT_MS = 300_000;
 // What the Responses API accepts as a function name.
@@ -30,7 +31,7 @@ export class DynamicToolHandler implements ToolHandler {
     } catch (err) {
       if (!limit.expired) throw err;
       throw FunctionCallError.respondToModel(
-        `dynamic tool ${inv.toolName} got no response within ${formatSeconds(this.timeoutMs)}s`,
+        `dynamic tool ${inv.toolName} got no response within ${formatSecondsExact(this.timeoutMs)}s`,
       );
     } finally {
       limit.dispose();
@@ -38,9 +39,6 @@ export class DynamicToolHandler implements ToolHandler {
   }
 }
 
-function formatSeconds(ms: number): string {
-  return String(Math.round(ms / 100) / 10);
-}
 
 function checkTimeout(ms: number | undefined): number {
   if (ms === undefined) return DEFAULT_DYNAMIC_TOOL_TIMEOUT_MS;

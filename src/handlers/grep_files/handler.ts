@@ -5,6 +5,7 @@ import type { ToolHandler, ToolInvocation, ToolFactory } from "../../registry/in
 import { deadline } from "../../turn/index.js";
 import { newestFirst, searchWithJs, type SearchRequest } from "./fallback.js";
 import { findRipgrep, runRipgrep } from "./ripgrep.js";
+import { errorMessage, formatSecondsExact } from "../../util/index.js";
 
 const DEFAULT_LIMIT = 100;
 const MAX_LIMIT = 2000;
@@ -69,7 +70,7 @@ export class GrepFilesHandler implements ToolHandler {
     try {
       await stat(root);
     } catch (err) {
-      throw fail(`unable to access \`${root}\`: ${(err as Error).message}`);
+      throw fail(`unable to access \`${root}\`: ${errorMessage(err)}`);
     }
     const include = args.include?.trim() || undefined;
 
@@ -84,8 +85,7 @@ export class GrepFilesHandler implements ToolHandler {
       results = await newestFirst(found, Math.min(requested, MAX_LIMIT), signal);
     } catch (err) {
       if (inv.signal.aborted || err instanceof FunctionCallError) throw err;
-      const seconds = Math.round(timeoutMs / 100) / 10;
-      if (limit.expired) throw fail(`${rg ? "rg" : "grep_files"} timed out after ${seconds} seconds`);
+      if (limit.expired) throw fail(`${rg ? "rg" : "grep_files"} timed out after ${formatSecondsExact(timeoutMs)} seconds`);
       if (err instanceof SyntaxError) throw fail(`invalid pattern: ${err.message}`);
       throw err;
     } finally {

@@ -3,6 +3,7 @@ import { readdir, stat } from "node:fs/promises";
 import { isAbsolute, join } from "node:path";
 import { FunctionCallError, type ToolOutput, type FunctionToolSpec } from "../../protocol/index.js";
 import type { ToolHandler, ToolInvocation, ToolFactory } from "../../registry/index.js";
+import { errorMessage } from "../../util/index.js";
 
 const MAX_ENTRY_CHARS = 500;
 const INDENT_SPACES = 2;
@@ -99,7 +100,7 @@ async function checkDirectory(path: string): Promise<void> {
     if (err instanceof FunctionCallError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
     if (code === "ENOENT" || code === "ENOTDIR") throw fail(`failed to read directory: ${path} does not exist`);
-    throw fail(`failed to read directory: ${(err as Error).message}`);
+    throw fail(`failed to read directory: ${errorMessage(err)}`);
   }
 }
 
@@ -120,7 +121,7 @@ export class ListDirHandler implements ToolHandler {
       entries = await collectEntries(path, depth, inv);
     } catch (err) {
       if (inv.signal.aborted) throw err;
-      throw fail(`failed to read directory: ${(err as Error).message}`);
+      throw fail(`failed to read directory: ${errorMessage(err)}`);
     }
     const lines = [`Absolute path: ${path}`];
     if (entries.length > 0) {

@@ -2,7 +2,7 @@ import { stat } from "node:fs/promises";
 import { isAbsolute } from "node:path";
 import { FunctionCallError, type ToolOutput, type FunctionToolSpec } from "../../protocol/index.js";
 import type { ToolHandler, ToolInvocation, ToolFactory } from "../../registry/index.js";
-import { looksBinary, readLines } from "../../util/index.js";
+import { errorMessage, looksBinary, readLines } from "../../util/index.js";
 
 const MAX_LINE_CHARS = 500;
 const DEFAULT_LIMIT = 2000;
@@ -54,7 +54,7 @@ async function checkReadableFile(path: string): Promise<void> {
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === "ENOENT" || code === "ENOTDIR") throw fail(`failed to read file: ${path} does not exist`);
-    throw fail(`failed to read file: ${(err as Error).message}`);
+    throw fail(`failed to read file: ${errorMessage(err)}`);
   }
   if (info.isDirectory()) throw fail(`failed to read file: ${path} is a directory; use list_dir to list it`);
 }
@@ -90,7 +90,7 @@ export class ReadFileHandler implements ToolHandler {
       });
     } catch (err) {
       if (inv.signal.aborted) throw err;
-      throw fail(`failed to read file: ${(err as Error).message}`);
+      throw fail(`failed to read file: ${errorMessage(err)}`);
     }
     if (binary) throw fail(`failed to read file: ${path} is a binary file`);
     if (seen < offset) throw fail("offset exceeds file length");

@@ -6,6 +6,7 @@ import { formatExecOutput } from "./format.js";
 import { HeadTailBuffer } from "./outputBuffer.js";
 import { OutputDeltas } from "./outputDeltas.js";
 import { isKnownSafeCommand } from "./safeCommand.js";
+import { now } from "../../util/index.js";
 
 /** Each end of the capture holds at most this much, whatever the truncation budget. */
 export const MAX_CAPTURE_SIDE_BYTES = 1024 * 1024;
@@ -98,7 +99,7 @@ export abstract class ExecHandler<Ctx = unknown> implements ToolHandler<Ctx> {
     const capture = captureFor(turn.truncationPolicy);
     this.captures.set(inv, capture);
     const deltas = turn.onEvent ? new OutputDeltas(turn, callId, toolName) : undefined;
-    const started = performance.now();
+    const started = now();
     let cwd: string | undefined;
     try {
       cwd = await resolveWorkdir(turn.cwd, req.workdir);
@@ -137,7 +138,7 @@ export abstract class ExecHandler<Ctx = unknown> implements ToolHandler<Ctx> {
           callId,
           toolName,
           exitCode: null,
-          durationMs: performance.now() - started,
+          durationMs: now() - started,
           timedOut: false,
           aborted: false,
         });

@@ -2,6 +2,7 @@ import { open, stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { FunctionCallError, type ToolOutput, type FunctionToolSpec } from "../../protocol/index.js";
 import type { ToolHandler, ToolInvocation, ToolFactory } from "../../registry/index.js";
+import { errorMessage } from "../../util/index.js";
 
 /** The Responses API takes images up to 20 MB; a larger data URL would be rejected anyway. */
 export const DEFAULT_MAX_IMAGE_BYTES = 20 * 1024 * 1024;
@@ -51,7 +52,7 @@ export class ViewImageHandler implements ToolHandler {
       size = info.size;
     } catch (err) {
       if (err instanceof FunctionCallError) throw err;
-      throw fail(`unable to locate image at \`${path}\`: ${(err as Error).message}`);
+      throw fail(`unable to locate image at \`${path}\`: ${errorMessage(err)}`);
     }
     if (size > this.maxBytes) {
       throw fail(`image at \`${path}\` is ${size} bytes, above the limit of ${this.maxBytes} bytes`);
@@ -66,7 +67,7 @@ export class ViewImageHandler implements ToolHandler {
       }
     } catch (err) {
       if (inv.signal.aborted) throw err;
-      throw fail(`unable to read image at \`${path}\`: ${(err as Error).message}`);
+      throw fail(`unable to read image at \`${path}\`: ${errorMessage(err)}`);
     }
     // The size may have changed since stat; the limit holds for what was read.
     if (bytes.length > this.maxBytes) {
