@@ -124,13 +124,13 @@ export {
   ApplyPatchHandler,
   type ApplyPatchToolConfig,
 } from "./handlers/apply_patch/index.js";
-export { READ_FILE_SPEC, ReadFileHandler } from "./handlers/read_file/handler.js";
-export { LIST_DIR_SPEC, ListDirHandler } from "./handlers/list_dir/handler.js";
-export { GREP_FILES_SPEC, GrepFilesHandler, type GrepFilesOptions } from "./handlers/grep_files/handler.js";
-export { DEFAULT_MAX_IMAGE_BYTES, VIEW_IMAGE_SPEC, ViewImageHandler } from "./handlers/view_image/handler.js";
-export { UPDATE_PLAN_SPEC, UpdatePlanHandler } from "./handlers/update_plan/handler.js";
-export { DEFAULT_DYNAMIC_TOOL_TIMEOUT_MS, DynamicToolHandler } from "./handlers/dynamic/handler.js";
-export { TEST_SYNC_TOOL_SPEC, TestSyncHandler } from "./handlers/test_sync_tool/handler.js";
+export { READ_FILE_SPEC, ReadFileHandler } from "./handlers/read_file/index.js";
+export { LIST_DIR_SPEC, ListDirHandler } from "./handlers/list_dir/index.js";
+export { GREP_FILES_SPEC, GrepFilesHandler, type GrepFilesOptions } from "./handlers/grep_files/index.js";
+export { DEFAULT_MAX_IMAGE_BYTES, VIEW_IMAGE_SPEC, ViewImageHandler } from "./handlers/view_image/index.js";
+export { UPDATE_PLAN_SPEC, UpdatePlanHandler } from "./handlers/update_plan/index.js";
+export { DEFAULT_DYNAMIC_TOOL_TIMEOUT_MS, DynamicToolHandler } from "./handlers/dynamic/index.js";
+export { TEST_SYNC_TOOL_SPEC, TestSyncHandler } from "./handlers/test_sync_tool/index.js";
 export {
   LIST_MCP_RESOURCE_TEMPLATES_SPEC,
   LIST_MCP_RESOURCES_SPEC,

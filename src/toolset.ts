@@ -14,15 +14,15 @@ import {
 } from "./registry/index.js";
 import { ToolRouter } from "./router/index.js";
 import { applyPatchToolFactory, type ApplyPatchToolConfig } from "./handlers/apply_patch/index.js";
-import { dynamicToolsFactory, type DynamicToolsConfig } from "./handlers/dynamic/handler.js";
-import { grepFilesToolFactory, type GrepFilesToolConfig } from "./handlers/grep_files/handler.js";
-import { listDirToolFactory, type ListDirToolConfig } from "./handlers/list_dir/handler.js";
+import { dynamicToolsFactory, type DynamicToolsConfig } from "./handlers/dynamic/index.js";
+import { grepFilesToolFactory, type GrepFilesToolConfig } from "./handlers/grep_files/index.js";
+import { listDirToolFactory, type ListDirToolConfig } from "./handlers/list_dir/index.js";
 import { mcpResourceToolsFactory } from "./handlers/mcp_resources/index.js";
-import { readFileToolFactory, type ReadFileToolConfig } from "./handlers/read_file/handler.js";
+import { readFileToolFactory, type ReadFileToolConfig } from "./handlers/read_file/index.js";
 import { shellToolFactory, type ShellToolConfig } from "./handlers/shell/index.js";
-import { testSyncToolFactory, type TestSyncToolConfig } from "./handlers/test_sync_tool/handler.js";
-import { updatePlanToolFactory, type UpdatePlanToolConfig } from "./handlers/update_plan/handler.js";
-import { viewImageToolFactory, type ViewImageToolConfig } from "./handlers/view_image/handler.js";
+import { testSyncToolFactory, type TestSyncToolConfig } from "./handlers/test_sync_tool/index.js";
+import { updatePlanToolFactory, type UpdatePlanToolConfig } from "./handlers/update_plan/index.js";
+import { viewImageToolFactory, type ViewImageToolConfig } from "./handlers/view_image/index.js";
 
 /** Which built-in tools `createToolRouter` adds: each built-in reads its own keys. */
 export interface ToolsConfig

@@ -70,8 +70,7 @@ function layerViolations(list: Array<[string, string, string]>): string[] {
 
 /**
  * A layer is reached through its index: `../registry/index.js`, never `../registry/handler.js`.
- * The built-in handler folders are each their own unit: another folder uses a handler through
- * its `index.ts` when it has one, else its `handler.ts` (what the composition root assembles).
+ * The built-in handler folders are each their own unit, used from outside through its `index.ts`.
  */
 function internalReaches(list: Array<[string, string, string]>): string[] {
   return list
@@ -83,7 +82,7 @@ function internalReaches(list: Array<[string, string, string]>): string[] {
         const tool = parts[1];
         const fromTool = from === "handlers" ? relative(src, file).split(sep)[1] : undefined;
         if (tool === fromTool) return false;
-        return parts.length !== 3 || !["index.js", "handler.js"].includes(parts[2]!);
+        return parts.length !== 3 || parts[2] !== "index.js";
       }
       if (to === from || to.endsWith(".ts") || to.endsWith(".js")) return false;
       return !(parts.length === 2 && parts[1] === "index.js");
@@ -112,7 +111,8 @@ describe("architecture", () => {
     expect(internalReaches([at("runtime/runtime.ts", "../router/buildToolCall.js")])).toHaveLength(1);
     expect(internalReaches([at("handlers/read_file/handler.ts", "../../registry/handler.js")])).toHaveLength(1);
     expect(internalReaches([at("handlers/grep_files/fallback.ts", "../read_file/lines.js")])).toHaveLength(1);
-    expect(internalReaches([at("toolset.ts", "./handlers/read_file/handler.js")])).toEqual([]);
+    expect(internalReaches([at("toolset.ts", "./handlers/read_file/handler.js")])).toHaveLength(1);
+    expect(internalReaches([at("toolset.ts", "./handlers/read_file/index.js")])).toEqual([]);
     expect(internalReaches([at("handlers/shell/execHandler.ts", "./exec.js")])).toEqual([]);
   });
 

@@ -1,0 +1,1 @@
+export { LIST_DIR_SPEC, ListDirHandler, type ListDirToolConfig, listDirToolFactory } from "./handler.js";

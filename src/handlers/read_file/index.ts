@@ -1,0 +1,1 @@
+export { READ_FILE_SPEC, ReadFileHandler, type ReadFileToolConfig, readFileToolFactory } from "./handler.js";

@@ -1,0 +1,1 @@
+export { TEST_SYNC_TOOL_SPEC, TestSyncHandler, type TestSyncToolConfig, testSyncToolFactory } from "./handler.js";

@@ -1,0 +1,1 @@
+export { UPDATE_PLAN_SPEC, UpdatePlanHandler, type UpdatePlanToolConfig, updatePlanToolFactory } from "./handler.js";
