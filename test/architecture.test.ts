@@ -5,19 +5,22 @@ import { describe, expect, it } from "vitest";
 
 const src = fileURLToPath(new URL("../src", import.meta.url));
 
-/** DESIGN section 2: protocol <- turn <- registry <- router <- runtime; handlers and mcp use
- * protocol, turn and registry; cli uses everything; nothing imports cli. The router reaches
- * the built-in handlers only to assemble them in `fromConfig`. */
+/** DESIGN section 2: util <- protocol <- turn <- registry <- router <- runtime; handlers and mcp
+ * use protocol, turn and registry, and process (groups, host signals, reaping) for what they
+ * spawn; cli uses everything; nothing imports cli. The router reaches the built-in handlers only
+ * to assemble them in `fromConfig`. */
 const allowed: Record<string, string[]> = {
-  protocol: [],
-  turn: ["protocol"],
-  registry: ["protocol", "turn"],
-  router: ["protocol", "turn", "registry", "handlers"],
-  runtime: ["protocol", "turn", "registry", "router"],
-  handlers: ["protocol", "turn", "registry"],
-  mcp: ["protocol", "turn", "registry"],
-  cli: ["protocol", "turn", "registry", "router", "runtime", "handlers", "mcp"],
-  ".": ["protocol", "turn", "registry", "router", "runtime", "handlers", "mcp"],
+  util: [],
+  protocol: ["util"],
+  turn: ["util", "protocol"],
+  process: ["util"],
+  registry: ["util", "protocol", "turn"],
+  router: ["util", "protocol", "turn", "registry", "handlers"],
+  runtime: ["util", "protocol", "turn", "registry", "router"],
+  handlers: ["util", "protocol", "turn", "registry", "process"],
+  mcp: ["util", "protocol", "turn", "registry", "process"],
+  cli: ["util", "protocol", "turn", "registry", "router", "runtime", "handlers", "mcp", "process"],
+  ".": ["util", "protocol", "turn", "registry", "router", "runtime", "handlers", "mcp"],
 };
 
 function files(dir: string): string[] {

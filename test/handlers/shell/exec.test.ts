@@ -13,13 +13,13 @@ import {
   FunctionCallError,
   ShellCommandHandler,
   ShellHandler,
-  processAlive,
   userShell,
   type ToolEvent,
   type ToolInvocation,
   type ToolOutput,
   type TruncationPolicy,
 } from "../../../src/index.js";
+import { processAlive } from "../../../src/process/index.js";
 
 let dir: string;
 beforeAll(async () => {

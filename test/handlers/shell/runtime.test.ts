@@ -5,7 +5,6 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import {
   createTurnContext,
-  processAlive,
   ReadinessFlag,
   specName,
   ToolCallRuntime,
@@ -13,6 +12,7 @@ import {
   type ToolCall,
   type ToolEvent,
 } from "../../../src/index.js";
+import { processAlive } from "../../../src/process/index.js";
 
 let dir: string;
 beforeAll(async () => {
