@@ -55,9 +55,9 @@ function setHostHooks(on: boolean): void {
 }
 
 /**
- * Keeps the group from outliving this process (see above) until the returned function is
- * called, once the group is gone or its owner takes over killing it; calling it again is a no-op.
- * The host hooks are installed only while some group is tracked.
+ * Keeps the group from outliving this process (see above). Call the returned function once the
+ * group is gone; calling it again is a no-op. The host hooks are installed only while some
+ * group is tracked, so an idle host keeps its default signal handling.
  */
 export function trackProcessGroup(pgid: number, opts: TrackOptions = {}): () => void {
   const group: TrackedGroup = { pgid, forwardHostSignals: opts.forwardHostSignals ?? false };
