@@ -22,8 +22,10 @@ export class InterruptedError extends Error {
 
 /**
  * Until the returned function is called, SIGINT and SIGTERM call `onSignal` instead of
- * killing this process: a death by signal skips the exit hooks, orphaning MCP servers (they
- * run in their own process groups). A second signal exits at once, exit hooks included.
+ * killing this process, so the command can still write its outputs and close MCP servers
+ * politely. A second signal exits at once. Being a listener of its own is what makes
+ * `src/process` leave the signal to this handler (it only passes it on to running commands)
+ * rather than SIGKILL every child and re-raise it; on `process.exit` it SIGKILLs what is left.
  */
 export function onInterrupt(onSignal: (signal: NodeJS.Signals) => void): () => void {
   let seen = false;

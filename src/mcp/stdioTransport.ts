@@ -3,6 +3,7 @@ import { getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js
 import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { childClosed, signalProcessGroup, terminateProcessGroup, trackProcessGroup } from "../process/index.js";
 
 export interface StdioLaunch {
   command: string;
@@ -12,34 +13,15 @@ export interface StdioLaunch {
 }
 
 const STDERR_TAIL = 2_000;
-const KILL_GRACE_MS = 500;
 
 const isResponse = (m: JSONRPCMessage): boolean => "id" in m && !("method" in m);
-
-/** Process groups still alive, killed synchronously if this process exits first. */
-const liveGroups = new Set<number>();
-let exitHookInstalled = false;
-function trackGroup(pid: number): void {
-  liveGroups.add(pid);
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  process.once("exit", () => {
-    for (const pgid of liveGroups) killGroup(pgid, "SIGKILL");
-  });
-}
-
-function killGroup(pgid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pgid, signal);
-  } catch {
-    // ESRCH: the group is already gone
-  }
-}
 
 /**
  * The SDK's stdio transport, but the server runs in its own process group so `close()` (and
  * a server's death) takes launcher grandchildren (`npx`, `uvx`, shell wrappers) with it.
  * The environment is the SDK's safe base plus the configured `env`, like the SDK default.
+ * The group is killed if this process ends first, but gets none of this process's signals:
+ * a server lives across turns, and a host cancelling one on Ctrl-C keeps its servers.
  */
 export class ProcessGroupStdioTransport implements Transport {
   onclose?: () => void;
@@ -53,6 +35,8 @@ export class ProcessGroupStdioTransport implements Transport {
   private exited: Promise<void> | undefined;
   /** Messages waiting for their turn (see `deliver`). */
   private held: JSONRPCMessage[] | undefined;
+  /** Ends the group's tracking for the host's exit; set while the group may be alive. */
+  private untrack: (() => void) | undefined;
 
   constructor(private readonly launch: StdioLaunch) {}
 
@@ -84,16 +68,14 @@ export class ProcessGroupStdioTransport implements Transport {
         this.onerror?.(err);
       });
       child.once("spawn", () => {
-        if (child.pid !== undefined) trackGroup(child.pid);
+        if (child.pid !== undefined) this.untrack = trackProcessGroup(child.pid);
         resolve();
       });
       child.once("exit", (code, signal) => {
         this.exit = { code, signal };
         // The leader is gone; take whatever it left in its group along.
-        if (child.pid !== undefined) {
-          killGroup(child.pid, "SIGKILL");
-          liveGroups.delete(child.pid);
-        }
+        if (child.pid !== undefined) signalProcessGroup(child.pid, "SIGKILL");
+        this.untrack?.();
       });
       child.once("close", () => {
         // Whatever the server said before it went away is delivered before the close.
@@ -180,22 +162,21 @@ export class ProcessGroupStdioTransport implements Transport {
     });
   }
 
-  /** Closes stdin, then SIGTERM and (after a grace period) SIGKILL to the whole group. */
+  /**
+   * Closes stdin, then SIGTERM and (after a grace period) SIGKILL to the whole group; resolves
+   * once the group is gone and the close reported (`onclose`).
+   */
   async close(): Promise<void> {
-    const child = this.child;
-    if (!child || child.pid === undefined) return;
-    const pgid = child.pid;
+    const { child, exited } = this;
+    if (!child || child.pid === undefined || !exited) return;
     try {
       child.stdin?.end();
     } catch {
       // already closed
     }
-    if (!this.exit) killGroup(pgid, "SIGTERM");
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([this.exited, new Promise((r) => (timer = setTimeout(r, KILL_GRACE_MS)))]);
-    clearTimeout(timer);
-    killGroup(pgid, "SIGKILL");
-    liveGroups.delete(pgid);
+    await terminateProcessGroup(child.pid);
+    await childClosed(exited);
+    this.untrack?.();
     this.buffer.clear();
   }
 }

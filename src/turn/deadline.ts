@@ -1,5 +1,4 @@
-/** Longest delay `setTimeout` honours; a larger one fires at once. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
+import { timerDelay } from "../util/index.js";
 
 export interface Deadline {
   /** Aborts when the parent signal does, or when the time is up. */
@@ -22,7 +21,7 @@ export function deadline(parent: AbortSignal, ms: number): Deadline {
   const timer = setTimeout(() => {
     expired = true;
     controller.abort(new Error(`timed out after ${ms} ms`));
-  }, Math.min(Math.max(ms, 0), MAX_TIMER_MS));
+  }, timerDelay(ms));
   if (parent.aborted) onParentAbort();
   else parent.addEventListener("abort", onParentAbort, { once: true });
   return {

@@ -1,58 +1,18 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
 import { stat } from "node:fs/promises";
 import path from "node:path";
 import { constants } from "node:os";
-import { setTimeout as delay } from "node:timers/promises";
+import {
+  childClosed,
+  DEFAULT_KILL_GRACE_MS,
+  killProcessGroup,
+  terminateProcessGroup,
+  trackProcessGroup,
+} from "../../process/index.js";
+import { errorMessage, now, timerDelay } from "../../util/index.js";
 
 /** Exit code reported for a command killed by its timeout (as Codex and coreutils `timeout`). */
 export const TIMEOUT_EXIT_CODE = 124;
-/** Time a process group gets between SIGTERM and SIGKILL. */
-export const DEFAULT_KILL_GRACE_MS = 500;
-const POLL_MS = 10;
-/** How long to wait for pipes held open by a process that left our group (e.g. `setsid`). */
-const PIPE_DRAIN_MS = 100;
-/** Longest delay `setTimeout` honours; a larger one fires at once (Node clamps it to 1 ms). */
-const MAX_TIMER_MS = 2 ** 31 - 1;
-
-/**
- * Process groups of commands still running. Each group is detached from the host, so neither
- * the host's exit nor a Ctrl-C at its terminal reaches it. While a group is live: an `exit`
- * listener SIGKILLs them all (`process.exit`); a SIGINT/SIGTERM/SIGHUP to the host is passed on
- * to them, as the terminal would have done; and when nobody else handles that signal (its
- * default action would end the host) they get SIGKILL and the signal is re-raised.
- */
-const liveGroups = new Set<number>();
-const HOST_ENDING_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
-
-const killLiveGroups = (): void => {
-  for (const pgid of liveGroups) signalProcessGroup(pgid, "SIGKILL");
-};
-
-function onHostSignal(signal: NodeJS.Signals): void {
-  for (const pgid of liveGroups) signalProcessGroup(pgid, signal);
-  // An embedder's own handler decides the rest; if it exits, the `exit` listener kills.
-  if (process.listenerCount(signal) > 1) return;
-  killLiveGroups();
-  liveGroups.clear();
-  setHostHooks(false);
-  process.kill(process.pid, signal);
-}
-
-function setHostHooks(on: boolean): void {
-  const method = on ? "on" : "off";
-  process[method]("exit", killLiveGroups);
-  for (const signal of HOST_ENDING_SIGNALS) process[method](signal, onHostSignal);
-}
-
-function trackGroup(pgid: number): void {
-  if (liveGroups.size === 0) setHostHooks(true);
-  liveGroups.add(pgid);
-}
-
-function untrackGroup(pgid: number): void {
-  if (liveGroups.delete(pgid) && liveGroups.size === 0) setHostHooks(false);
-}
 
 /** A command could not be started; the message is meant for the model. */
 export class ExecStartError extends Error {
@@ -73,91 +33,6 @@ export async function resolveWorkdir(cwd: string, workdir?: string): Promise<str
     throw new ExecStartError(code === "ENOENT" ? `workdir does not exist: ${dir}` : `workdir is not accessible: ${dir} (${code ?? "error"})`);
   }
   return dir;
-}
-
-/** Is the process running? A zombie counts as gone: it has exited, only its reaping is pending. */
-export function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
-  return procState(pid) !== "Z";
-}
-
-/** The state letter of `/proc/{pid}/stat`, or undefined where there is no /proc. */
-function procState(pid: number): string | undefined {
-  try {
-    return parseStat(readFileSync(`/proc/${pid}/stat`, "utf8"))?.state;
-  } catch {
-    return undefined;
-  }
-}
-
-function parseStat(text: string): { state: string; pgrp: number } | undefined {
-  // `pid (comm) state ppid pgrp ...`; comm may hold spaces and parentheses.
-  const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
-  const state = fields[0];
-  const pgrp = Number(fields[2]);
-  return state === undefined || !Number.isInteger(pgrp) ? undefined : { state, pgrp };
-}
-
-/**
- * Is any process of the group still running? Zombies do not count: where PID 1 does not reap
- * orphans (some containers), killed grandchildren stay zombies forever.
- */
-export function processGroupAlive(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 0);
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
-  let entries: string[];
-  try {
-    entries = readdirSync("/proc");
-  } catch {
-    return true; // no /proc: trust kill(0)
-  }
-  for (const entry of entries) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const st = parseStat(readFileSync(`/proc/${entry}/stat`, "utf8"));
-      if (st && st.pgrp === pgid && st.state !== "Z") return true;
-    } catch {
-      // the process exited while we looked
-    }
-  }
-  return false;
-}
-
-/** Sends `signal` to the whole group; false when no process of it is left. */
-export function signalProcessGroup(pgid: number, signal: NodeJS.Signals): boolean {
-  try {
-    process.kill(-pgid, signal);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-async function waitGroupGone(pgid: number, timeoutMs: number): Promise<boolean> {
-  const deadline = performance.now() + timeoutMs;
-  for (;;) {
-    if (!processGroupAlive(pgid)) return true;
-    if (performance.now() >= deadline) return false;
-    await delay(POLL_MS);
-  }
-}
-
-/**
- * SIGTERM to the group, SIGKILL after `graceMs` if anything is left; resolves when the group
- * is gone (or SIGKILL did not clear it within a second, which only a stuck process survives).
- */
-export async function terminateProcessGroup(pgid: number, graceMs = DEFAULT_KILL_GRACE_MS): Promise<void> {
-  if (!signalProcessGroup(pgid, "SIGTERM")) return;
-  if (await waitGroupGone(pgid, graceMs)) return;
-  signalProcessGroup(pgid, "SIGKILL");
-  await waitGroupGone(pgid, 1_000);
 }
 
 export interface ExecOptions {
@@ -190,20 +65,13 @@ function startError(program: string, err: unknown): ExecStartError {
     case "EACCES":
       return new ExecStartError(`permission denied: ${program} is not executable`);
     default:
-      return new ExecStartError(`failed to start ${program}: ${e.message}`);
+      return new ExecStartError(`failed to start ${program}: ${errorMessage(err)}`);
   }
 }
 
 function exitCodeOf(code: number | null, signal: NodeJS.Signals | null): number {
   if (code !== null) return code;
   return 128 + (signal ? constants.signals[signal] : 0);
-}
-
-/** Waits for `promise` at most `ms`, without leaving a timer behind. */
-async function waitAtMost(promise: Promise<void>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([promise, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
-  clearTimeout(timer);
 }
 
 /**
@@ -214,7 +82,7 @@ async function waitAtMost(promise: Promise<void>, ms: number): Promise<void> {
  * cannot start.
  */
 export async function execCommand(opts: ExecOptions): Promise<ExecResult> {
-  const start = performance.now();
+  const start = now();
   const program = opts.argv[0];
   if (program === undefined || program === "") throw new ExecStartError("command must not be empty");
   if (opts.signal?.aborted) {
@@ -245,7 +113,8 @@ export async function execCommand(opts: ExecOptions): Promise<ExecResult> {
     child.once("error", (err) => reject(startError(program, err)));
   });
   const pgid = child.pid as number;
-  trackGroup(pgid);
+  // A command is the host's foreground job: a Ctrl-C at the host's terminal is meant for it too.
+  const untrack = trackProcessGroup(pgid, { forwardHostSignals: true });
   child.stdout?.on("data", (chunk: Buffer) => opts.onOutput?.("stdout", chunk));
   child.stderr?.on("data", (chunk: Buffer) => opts.onOutput?.("stderr", chunk));
 
@@ -258,7 +127,7 @@ export async function execCommand(opts: ExecOptions): Promise<ExecResult> {
   const timer = setTimeout(() => {
     timedOut = true;
     kill();
-  }, Math.min(opts.timeoutMs, MAX_TIMER_MS));
+  }, timerDelay(opts.timeoutMs));
   const onAbort = (): void => {
     aborted = true;
     kill();
@@ -268,16 +137,12 @@ export async function execCommand(opts: ExecOptions): Promise<ExecResult> {
   if (opts.signal?.aborted) onAbort();
   try {
     const { code, signal } = await exited.catch(() => ({ code: null, signal: null }));
-    const durationMs = performance.now() - start;
+    const durationMs = now() - start;
     clearTimeout(timer);
     opts.signal?.removeEventListener("abort", onAbort);
-    if (killing) {
-      await killing;
-    } else if (signalProcessGroup(pgid, "SIGKILL")) {
-      // The command ended but left background processes behind: they die with the call.
-      await waitGroupGone(pgid, 1_000);
-    }
-    await waitAtMost(closed, PIPE_DRAIN_MS);
+    // A command that ended by itself may have left background processes: they die with the call.
+    await (killing ?? killProcessGroup(pgid));
+    await childClosed(closed);
     return {
       pid: pgid,
       exitCode: timedOut ? TIMEOUT_EXIT_CODE : exitCodeOf(code, signal),
@@ -289,7 +154,7 @@ export async function execCommand(opts: ExecOptions): Promise<ExecResult> {
   } finally {
     clearTimeout(timer);
     opts.signal?.removeEventListener("abort", onAbort);
-    untrackGroup(pgid);
+    untrack();
     child.stdout?.destroy();
     child.stderr?.destroy();
   }

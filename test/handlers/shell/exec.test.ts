@@ -8,7 +8,8 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { collect, TSX } from "../../cli/helpers.js";
 import { createTurnContext, FunctionCallError, ShellCommandHandler, ShellHandler, type ToolEvent, type ToolInvocation, type ToolOutput, type TruncationPolicy } from "../../../src/index.js";
-import { execCommand, processAlive, userShell } from "../../../src/handlers/shell/index.js";
+import { execCommand, userShell } from "../../../src/handlers/shell/index.js";
+import { processAlive } from "../../../src/process/index.js";
 
 let dir: string;
 beforeAll(async () => {

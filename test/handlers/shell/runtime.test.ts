@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createTurnContext, ReadinessFlag, specName, ToolCallRuntime, ToolRouter, createToolRouter, type ToolCall, type ToolEvent } from "../../../src/index.js";
-import { processAlive } from "../../../src/handlers/shell/index.js";
+import { processAlive } from "../../../src/process/index.js";
 
 let dir: string;
 beforeAll(async () => {

@@ -1,0 +1,92 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { setTimeout as delay } from "node:timers/promises";
+import { now } from "../util/index.js";
+
+/** Time a process group gets between SIGTERM and SIGKILL. */
+export const DEFAULT_KILL_GRACE_MS = 500;
+/** How long SIGKILL may take to clear a group; only a process stuck in the kernel outlasts it. */
+const SIGKILL_WAIT_MS = 1_000;
+const POLL_MS = 10;
+
+/** Is the process running? A zombie counts as gone: it has exited, only its reaping is pending. */
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+  return procStat(pid)?.state !== "Z";
+}
+
+/**
+ * Is any process of the group still running? Zombies do not count: where PID 1 does not reap
+ * orphans (some containers), killed grandchildren stay zombies forever.
+ */
+export function processGroupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+  let entries: string[];
+  try {
+    entries = readdirSync("/proc");
+  } catch {
+    return true; // no /proc: trust kill(0)
+  }
+  return entries.some((entry) => {
+    if (!/^\d+$/.test(entry)) return false;
+    const st = procStat(Number(entry));
+    return st !== undefined && st.pgrp === pgid && st.state !== "Z";
+  });
+}
+
+/** State letter and process group from `/proc/{pid}/stat`; undefined without /proc or once the process is gone. */
+function procStat(pid: number): { state: string; pgrp: number } | undefined {
+  let text: string;
+  try {
+    text = readFileSync(`/proc/${pid}/stat`, "utf8");
+  } catch {
+    return undefined;
+  }
+  // `pid (comm) state ppid pgrp ...`; comm may hold spaces and parentheses.
+  const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
+  const state = fields[0];
+  const pgrp = Number(fields[2]);
+  return state === undefined || !Number.isInteger(pgrp) ? undefined : { state, pgrp };
+}
+
+/** Sends `signal` to the whole group; false when no process of it is left. */
+export function signalProcessGroup(pgid: number, signal: NodeJS.Signals): boolean {
+  try {
+    process.kill(-pgid, signal);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** True once no process of the group runs; false if some still does after `timeoutMs`. */
+async function waitGroupGone(pgid: number, timeoutMs: number): Promise<boolean> {
+  const deadline = now() + timeoutMs;
+  for (;;) {
+    if (!processGroupAlive(pgid)) return true;
+    if (now() >= deadline) return false;
+    await delay(POLL_MS);
+  }
+}
+
+/** SIGKILL to the group; resolves when it is gone (or SIGKILL did not clear it within a second). */
+export async function killProcessGroup(pgid: number): Promise<void> {
+  if (signalProcessGroup(pgid, "SIGKILL")) await waitGroupGone(pgid, SIGKILL_WAIT_MS);
+}
+
+/**
+ * SIGTERM to the group, SIGKILL after `graceMs` if anything is left; resolves when the group
+ * is gone (or SIGKILL did not clear it within a second, which only a stuck process survives).
+ */
+export async function terminateProcessGroup(pgid: number, graceMs = DEFAULT_KILL_GRACE_MS): Promise<void> {
+  if (!signalProcessGroup(pgid, "SIGTERM")) return;
+  if (await waitGroupGone(pgid, graceMs)) return;
+  await killProcessGroup(pgid);
+}

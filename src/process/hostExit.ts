@@ -1,0 +1,69 @@
+import { signalProcessGroup } from "./groups.js";
+
+/*
+ * Process groups that must not outlive this process: shell commands and MCP stdio servers.
+ * Each runs detached from the host (its own session), so neither the host's exit nor a Ctrl-C
+ * at its terminal reaches it. While any group is tracked:
+ *
+ * - an `exit` listener SIGKILLs them all, synchronously;
+ * - a SIGINT, SIGTERM or SIGHUP to the host is passed on to the groups tracked with
+ *   `forwardHostSignals`, as the terminal would have done to its foreground job;
+ * - if no other listener handles that signal (its default action would end the host), every
+ *   group gets SIGKILL and the signal is re-raised, so the host still dies by it.
+ *
+ * How a host's own handler cooperates (the CLI's `onInterrupt`, an embedder's): any other
+ * `process.on(signal)` listener means the host handles the signal, so this module only passes
+ * it on and leaves the rest to that handler. The handler then either aborts the work (commands
+ * end through their abort path, SIGTERM then SIGKILL) or calls `process.exit`, whose `exit`
+ * listener here SIGKILLs whatever is still tracked. The order of the listeners does not matter.
+ */
+
+export interface TrackOptions {
+  /**
+   * Pass the host's SIGINT/SIGTERM/SIGHUP on to the group: right for a command the host runs
+   * as its foreground job; wrong for a server the host keeps across its work (an embedder that
+   * cancels a turn on Ctrl-C keeps its MCP servers), which only dies with the host.
+   */
+  forwardHostSignals?: boolean;
+}
+
+interface TrackedGroup {
+  readonly pgid: number;
+  readonly forwardHostSignals: boolean;
+}
+
+const HOST_ENDING_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+const tracked = new Set<TrackedGroup>();
+
+const killTracked = (): void => {
+  for (const group of tracked) signalProcessGroup(group.pgid, "SIGKILL");
+};
+
+function onHostSignal(signal: NodeJS.Signals): void {
+  for (const group of tracked) if (group.forwardHostSignals) signalProcessGroup(group.pgid, signal);
+  if (process.listeners(signal).some((listener) => listener !== onHostSignal)) return;
+  killTracked();
+  tracked.clear();
+  setHostHooks(false);
+  process.kill(process.pid, signal);
+}
+
+function setHostHooks(on: boolean): void {
+  const method = on ? "on" : "off";
+  process[method]("exit", killTracked);
+  for (const signal of HOST_ENDING_SIGNALS) process[method](signal, onHostSignal);
+}
+
+/**
+ * Keeps the group from outliving this process (see above). Call the returned function once the
+ * group is gone; calling it again is a no-op. The host hooks are installed only while some
+ * group is tracked, so an idle host keeps its default signal handling.
+ */
+export function trackProcessGroup(pgid: number, opts: TrackOptions = {}): () => void {
+  const group: TrackedGroup = { pgid, forwardHostSignals: opts.forwardHostSignals ?? false };
+  if (tracked.size === 0) setHostHooks(true);
+  tracked.add(group);
+  return () => {
+    if (tracked.delete(group) && tracked.size === 0) setHostHooks(false);
+  };
+}

@@ -1,0 +1,14 @@
+/**
+ * Process groups, host-signal handling and child reaping, for every part that spawns: the
+ * shell's commands and MCP stdio servers.
+ */
+export {
+  DEFAULT_KILL_GRACE_MS,
+  killProcessGroup,
+  processAlive,
+  processGroupAlive,
+  signalProcessGroup,
+  terminateProcessGroup,
+} from "./groups.js";
+export { trackProcessGroup, type TrackOptions } from "./hostExit.js";
+export { childClosed } from "./reap.js";

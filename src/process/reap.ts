@@ -1,0 +1,13 @@
+/** How long to wait for pipes held open by a process that left the child's group (e.g. `setsid`). */
+const PIPE_DRAIN_MS = 100;
+
+/**
+ * Waits for a child's `close` (it exited and its pipes drained), at most PIPE_DRAIN_MS: meant
+ * for once its group is gone, when only a process that escaped the group can hold the pipes,
+ * possibly forever. Leaves no timer behind.
+ */
+export async function childClosed(closed: Promise<void>): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([closed, new Promise<void>((resolve) => (timer = setTimeout(resolve, PIPE_DRAIN_MS)))]);
+  clearTimeout(timer);
+}

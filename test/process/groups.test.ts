@@ -1,0 +1,108 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { processAlive, processGroupAlive, terminateProcessGroup, trackProcessGroup } from "../../src/process/index.js";
+import { collect, TSX } from "../cli/helpers.js";
+
+/** Every pid a test saw, killed after it in case it failed half-way. */
+const seen: number[] = [];
+afterEach(() => {
+  for (const pid of seen.splice(0)) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // already gone
+    }
+  }
+});
+
+/** `script` as the leader of its own group; its first output line is a background grandchild's pid. */
+async function startGroup(script: string): Promise<{ pgid: number; grandchild: number; exited: Promise<unknown[]> }> {
+  const child: ChildProcess = spawn("bash", ["-c", script], { detached: true, stdio: ["ignore", "pipe", "ignore"] });
+  const exited = once(child, "exit");
+  const [line] = (await once(child.stdout!, "data")) as [Buffer];
+  const pgid = child.pid!;
+  const grandchild = Number(line.toString().trim());
+  seen.push(pgid, grandchild);
+  return { pgid, grandchild, exited };
+}
+
+describe("terminateProcessGroup", () => {
+  it("ends the whole group, background grandchild included", async () => {
+    const { pgid, grandchild, exited } = await startGroup("sleep 30 & echo $!; sleep 30");
+    expect(processGroupAlive(pgid)).toBe(true);
+    await terminateProcessGroup(pgid);
+    expect(processGroupAlive(pgid)).toBe(false);
+    expect(processAlive(grandchild)).toBe(false);
+    expect(await exited).toEqual([null, "SIGTERM"]);
+  });
+
+  it("SIGKILLs a group that ignores SIGTERM once the grace is over", async () => {
+    // The ignored SIGTERM is inherited by both sleeps.
+    const { pgid, grandchild, exited } = await startGroup("trap '' TERM; sleep 30 & echo $!; sleep 30");
+    await terminateProcessGroup(pgid, 100);
+    expect(processGroupAlive(pgid)).toBe(false);
+    expect(processAlive(grandchild)).toBe(false);
+    expect(await exited).toEqual([null, "SIGKILL"]);
+  });
+});
+
+describe("trackProcessGroup", () => {
+  it("hooks into the host only while some group is tracked; untracking twice is harmless", async () => {
+    const { pgid } = await startGroup("sleep 30 & echo $!; sleep 30");
+    const count = (): number[] => (["exit", "SIGINT", "SIGTERM", "SIGHUP"] as const).map((e) => process.listenerCount(e));
+    const before = count();
+    const untrackJob = trackProcessGroup(pgid, { forwardHostSignals: true });
+    const untrackService = trackProcessGroup(pgid);
+    expect(count()).toEqual(before.map((n) => n + 1));
+    untrackJob();
+    untrackJob();
+    expect(count()).toEqual(before.map((n) => n + 1));
+    untrackService();
+    expect(count()).toEqual(before);
+    await terminateProcessGroup(pgid);
+  });
+});
+
+describe("the host ending with tracked groups (a shell command's and an MCP server's)", () => {
+  const fixture = path.join(path.dirname(fileURLToPath(import.meta.url)), "fixtures", "host.ts");
+
+  /** Runs the fixture host, `end`s it once it printed its groups, and checks no process of them survived. */
+  async function hostEnds(mode: "exit" | "wait" | "handled", end: (host: ChildProcess) => void) {
+    const host = spawn(process.execPath, ["--import", TSX, fixture, mode], { stdio: ["ignore", "pipe", "pipe"] });
+    const result = collect(host);
+    const printed = await new Promise<string>((resolve) => {
+      let out = "";
+      host.stdout?.on("data", (chunk: string) => (out += chunk).includes("\n") && resolve(out));
+      host.once("close", () => resolve(out));
+    });
+    const pids = Object.values(JSON.parse(printed.split("\n")[0] ?? "") as Record<string, number[]>).flat();
+    seen.push(...pids);
+    expect(pids).toHaveLength(4);
+    end(host);
+    // A host that did not end (a failing test) is ended by a signal it cannot ignore here.
+    const guard = setTimeout(() => host.kill("SIGKILL"), 10_000);
+    const { code, signal, stdout, stderr } = await result.finally(() => clearTimeout(guard));
+    // The SIGKILL was sent before the host ended; the kernel finishes the job.
+    await vi.waitFor(() => expect(pids.map(processAlive), stderr).toEqual([false, false, false, false]), { timeout: 3_000, interval: 10 });
+    return { code, signal, after: stdout.split("\n").slice(1).join("\n") };
+  }
+
+  it("process.exit SIGKILLs every tracked group", async () => {
+    expect(await hostEnds("exit", () => undefined)).toEqual({ code: 0, signal: null, after: "" });
+  });
+
+  it.each(["SIGINT", "SIGTERM", "SIGHUP"] as const)("an unhandled %s SIGKILLs every tracked group, then ends the host", async (sig) => {
+    expect(await hostEnds("wait", (host) => host.kill(sig))).toEqual({ code: null, signal: sig, after: "" });
+  });
+
+  it("a SIGINT the host handles is passed on to the command's group only; the server's dies with the host", async () => {
+    expect(await hostEnds("handled", (host) => host.kill("SIGINT"))).toEqual({
+      code: 0,
+      signal: null,
+      after: "job leader: SIGINT; service leader: SIGTERM\n",
+    });
+  });
+});
