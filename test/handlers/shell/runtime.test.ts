@@ -119,6 +119,21 @@ describe("shell tools through the router and runtime", () => {
     await vi.waitFor(() => expect(events.some((e) => e.type === "exec_command_end" && e.aborted)).toBe(true), { timeout: 3_000 });
   });
 
+  it("a shell call aborted before it started answers Codex's exec abort text, without output", async () => {
+    const { router, events } = await setup();
+    const turn = createTurnContext({ cwd: dir, onEvent: (e) => events.push(e) });
+    const runtime = new ToolCallRuntime(router, turn, { maxConcurrency: 1 });
+    runtime.submit(call("running", { command: ["sleep", "30"] }));
+    runtime.submit(call("queued", { command: ["echo", "never"] }));
+    await vi.waitFor(() => expect(events.some((e) => e.type === "exec_command_begin")).toBe(true), { timeout: 5_000 });
+    runtime.abort();
+    const [running, queued] = await runtime.drainOutcomes();
+    expect(running).toMatchObject({ aborted: true });
+    expect(queued).toMatchObject({ aborted: true, success: false });
+    expect((queued?.item as { output: string }).output).toMatch(/^Wall time: \d+\.\d seconds\naborted by user$/);
+    expect(events.filter((e) => e.type === "tool_call_begin").map((e) => e.callId)).toEqual(["running"]);
+  });
+
   it("answers a local_shell_call with local_shell_call_output", async () => {
     const { runtime } = await setup();
     runtime.submit({
