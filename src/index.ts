@@ -1,6 +1,7 @@
 /**
  * toolcall-runtime: executes the tool calls a language model emits in a coding-agent turn.
- * Layers: protocol <- turn <- registry <- router <- runtime; handlers and mcp plug in.
+ * Layers: protocol <- turn <- registry <- router <- runtime; handlers and mcp plug in; server
+ * serves a router's tools over MCP.
  */
 export * from "./protocol/index.js";
 export * from "./turn/index.js";
@@ -10,6 +11,7 @@ export * from "./runtime/index.js";
 export * from "./handlers/shell/index.js";
 export * from "./handlers/apply_patch/index.js";
 export * from "./mcp/index.js";
+export * from "./server/index.js";
 export { mcpResourceToolsFactory, type McpResourceSource } from "./handlers/mcp_resources/index.js";
 export { ReadFileHandler, READ_FILE_SPEC } from "./handlers/read_file/handler.js";
 export { ListDirHandler, LIST_DIR_SPEC } from "./handlers/list_dir/handler.js";

@@ -5,19 +5,22 @@ import { describe, expect, it } from "vitest";
 
 const src = fileURLToPath(new URL("../src", import.meta.url));
 
-/** DESIGN section 2: protocol <- turn <- registry <- router <- runtime; handlers and mcp use
- * protocol, turn and registry; cli uses everything; nothing imports cli. The router reaches
- * the built-in handlers only to assemble them in `fromConfig`. */
+/** DESIGN section 2: util <- protocol <- turn <- registry <- router <- runtime; handlers and mcp
+ * use protocol, turn and registry; server serves the router's tools over MCP; cli uses
+ * everything; nothing imports cli. The router reaches the built-in handlers only to assemble
+ * them in `fromConfig`. */
 const allowed: Record<string, string[]> = {
-  protocol: [],
+  util: [],
+  protocol: ["util"],
   turn: ["protocol"],
   registry: ["protocol", "turn"],
   router: ["protocol", "turn", "registry", "handlers"],
   runtime: ["protocol", "turn", "registry", "router"],
-  handlers: ["protocol", "turn", "registry"],
-  mcp: ["protocol", "turn", "registry"],
-  cli: ["protocol", "turn", "registry", "router", "runtime", "handlers", "mcp"],
-  ".": ["protocol", "turn", "registry", "router", "runtime", "handlers", "mcp"],
+  handlers: ["util", "protocol", "turn", "registry"],
+  mcp: ["util", "protocol", "turn", "registry"],
+  server: ["util", "protocol", "turn", "registry", "router", "runtime"],
+  cli: ["util", "protocol", "turn", "registry", "router", "runtime", "handlers", "mcp", "server"],
+  ".": ["protocol", "turn", "registry", "router", "runtime", "handlers", "mcp", "server"],
 };
 
 function files(dir: string): string[] {

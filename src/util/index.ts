@@ -2,3 +2,4 @@ export { errorText, errorMessage } from "./errorText.js";
 export { formatSeconds, formatSecondsExact } from "./format.js";
 export { isRecord } from "./isRecord.js";
 export { now, MAX_TIMER_MS, timerDelay } from "./clock.js";
+export { PACKAGE_VERSION } from "./version.js";

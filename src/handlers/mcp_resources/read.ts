@@ -1,7 +1,8 @@
 import { FunctionCallError } from "../../protocol/errors.js";
 import type { ToolOutput } from "../../protocol/output.js";
 import type { ToolHandler, ToolInvocation } from "../../registry/handler.js";
-import { errorMessage, optionalString, type McpResourceSource } from "./source.js";
+import { errorMessage } from "../../util/index.js";
+import { optionalString, type McpResourceSource } from "./source.js";
 
 /** `read_mcp_resource`: `{ server, uri, contents: [...] }` as JSON (bounded by the truncation policy). */
 export class McpReadResourceHandler implements ToolHandler<unknown> {
