@@ -2,7 +2,7 @@
  * toolcall-runtime: executes the tool calls a language model emits in a coding-agent turn.
  * The package root is the public contract (DESIGN section 4) plus the built-in handlers and
  * their specs; building blocks for plugin authors live under subpath exports
- * (`toolcall-runtime/shell`, `toolcall-runtime/apply_patch`).
+ * (`toolcall-runtime/shell`, `toolcall-runtime/apply_patch`, `toolcall-runtime/process`).
  */
 
 // protocol: model items in, tool calls, specs, outputs
@@ -137,3 +137,6 @@ export {
   READ_MCP_RESOURCE_SPEC,
   type McpResourceSource,
 } from "./handlers/mcp_resources/index.js";
+
+// serving a router's tools over MCP
+export { createMcpServer, McpToolService, type McpToolServiceOptions } from "./server/index.js";

@@ -1,5 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { parse as parseToml } from "smol-toml";
+import { errorMessage, isRecord } from "../util/index.js";
 import { isValidServerName } from "./names.js";
 
 /** One MCP server, programmatic (camelCase) form. Exactly one of `command` / `url`. */
@@ -93,8 +94,8 @@ const EXPECTED: Record<Kind, string> = {
 };
 
 const snake = (key: string): string => key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
-const isRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v) && !(v instanceof Date);
+/** A table: TOML dates are objects too, but never a table of settings. */
+const isTable = (v: unknown): v is Record<string, unknown> => isRecord(v) && !(v instanceof Date);
 
 function describe(value: unknown): string {
   if (Array.isArray(value)) return "an array";
@@ -112,7 +113,7 @@ function fits(kind: Kind, v: unknown): boolean {
     case "envNames":
       return Array.isArray(v) && v.every(isEnvVarEntry);
     case "stringMap":
-      return isRecord(v) && Object.values(v).every((s) => typeof s === "string");
+      return isTable(v) && Object.values(v).every((s) => typeof s === "string");
     case "positive":
       return typeof v === "number" && Number.isFinite(v) && v > 0;
     case "millis":
@@ -129,7 +130,7 @@ function fits(kind: Kind, v: unknown): boolean {
 type EnvVarEntry = string | { name: string; source?: "local" };
 const isEnvVarEntry = (e: unknown): e is EnvVarEntry => {
   if (typeof e === "string") return e.length > 0;
-  if (!isRecord(e) || typeof e["name"] !== "string" || e["name"] === "") return false;
+  if (!isTable(e) || typeof e["name"] !== "string" || e["name"] === "") return false;
   return Object.keys(e).every((k) => k === "name" || (k === "source" && e[k] === "local"));
 };
 const envVarName = (e: EnvVarEntry): string => (typeof e === "string" ? e : e.name);
@@ -170,7 +171,7 @@ const JSON_DIALECT: Dialect = {
 
 function validateServers(raw: unknown, dialect: Dialect, file: string | undefined): McpServersConfig {
   const where = file ? `${file}: ` : "";
-  if (!isRecord(raw)) {
+  if (!isTable(raw)) {
     throw new McpConfigError(`${where}${dialect.table} must be a table of servers, got ${describe(raw)}`, file, undefined, undefined);
   }
   const out: McpServersConfig = {};
@@ -181,7 +182,7 @@ function validateServers(raw: unknown, dialect: Dialect, file: string | undefine
       throw new McpConfigError(`${where}${path}: expected ${expected}${got ? `, got ${got}` : ""}`, file, server, key);
     };
     if (!isValidServerName(server)) fail(undefined, "a server name matching ^[a-zA-Z0-9_-]+$", JSON.stringify(server));
-    if (!isRecord(body)) fail(undefined, "a table of settings", describe(body));
+    if (!isTable(body)) fail(undefined, "a table of settings", describe(body));
     const config: McpServerConfig = {};
     for (const [key, value] of Object.entries(body as Record<string, unknown>)) {
       const field = byKey.get(key);
@@ -234,7 +235,7 @@ export function parseMcpConfigToml(text: string, file = "<toml>"): McpServersCon
   try {
     doc = parseToml(text) as Record<string, unknown>;
   } catch (err) {
-    throw new McpConfigError(`${file}: invalid TOML: ${(err as Error).message}`, file, undefined, undefined);
+    throw new McpConfigError(`${file}: invalid TOML: ${errorMessage(err)}`, file, undefined, undefined);
   }
   return doc["mcp_servers"] === undefined ? {} : validateServers(doc["mcp_servers"], TOML, file);
 }
@@ -245,7 +246,7 @@ export function parseMcpConfigJson(text: string, file = "<json>"): McpServersCon
   try {
     doc = JSON.parse(text);
   } catch (err) {
-    throw new McpConfigError(`${file}: invalid JSON: ${(err as Error).message}`, file, undefined, undefined);
+    throw new McpConfigError(`${file}: invalid JSON: ${errorMessage(err)}`, file, undefined, undefined);
   }
   if (!isRecord(doc)) throw new McpConfigError(`${file}: expected a JSON object with "mcpServers"`, file, undefined, undefined);
   return doc["mcpServers"] === undefined ? {} : validateServers(doc["mcpServers"], JSON_DIALECT, file);
@@ -259,7 +260,7 @@ export async function loadMcpConfig(file: string): Promise<McpServersConfig> {
   try {
     text = await readFile(file, "utf8");
   } catch (err) {
-    throw new McpConfigError(`${file}: cannot read MCP config: ${(err as Error).message}`, file, undefined, undefined);
+    throw new McpConfigError(`${file}: cannot read MCP config: ${errorMessage(err)}`, file, undefined, undefined);
   }
   return parse(text, file);
 }

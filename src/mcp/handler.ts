@@ -1,15 +1,14 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { FunctionCallError, type ToolOutput } from "../protocol/index.js";
+import { FunctionCallError, type ToolOutput, type ToolPayload } from "../protocol/index.js";
 import type { ToolHandler, ToolInvocation } from "../registry/index.js";
 import { emitEvent } from "../turn/index.js";
+import { errorMessage, isRecord } from "../util/index.js";
 import { McpCallError, type CallOptions } from "./connection.js";
 
 /** What the handler needs from the manager (kept narrow so the handler is easy to test). */
 export interface McpToolCaller {
   callTool(server: string, tool: string, args: Record<string, unknown> | undefined, opts?: CallOptions): Promise<CallToolResult>;
 }
-
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /**
  * Runs every `mcp` payload (Codex `McpHandler`): the raw tool name goes to its server with the
@@ -23,9 +22,8 @@ export class McpHandler implements ToolHandler<unknown> {
   constructor(private readonly caller: McpToolCaller) {}
 
   async handle(inv: ToolInvocation<unknown>): Promise<ToolOutput> {
-    const payload = inv.payload;
-    if (payload.kind !== "mcp") throw FunctionCallError.fatal(`tool ${inv.toolName} invoked with incompatible payload`);
-    const { server, tool } = payload;
+    // The router hands this handler mcp payloads only: it refuses any other as fatal (`handlerMatchesKind`).
+    const { server, tool } = inv.payload as Extract<ToolPayload, { kind: "mcp" }>;
     if (inv.args !== undefined && !isRecord(inv.args)) {
       throw FunctionCallError.respondToModel("tool call error: MCP tool arguments must be a JSON object");
     }
@@ -55,7 +53,7 @@ export class McpHandler implements ToolHandler<unknown> {
       if (err instanceof McpCallError) {
         throw FunctionCallError.respondToModel(err.timedOut ? err.message : `tool call error: ${err.message}`);
       }
-      throw FunctionCallError.respondToModel(`tool call error: ${err instanceof Error ? err.message : String(err)}`);
+      throw FunctionCallError.respondToModel(`tool call error: ${errorMessage(err)}`);
     } finally {
       if (base) emitEvent(turn, { type: "mcp_tool_call_end", ...base, success, durationMs: performance.now() - started });
     }

@@ -1,4 +1,4 @@
-import pLimit from "p-limit";
+import pLimit, { type LimitFunction } from "p-limit";
 import type { Logger } from "pino";
 import type {
   CallToolResult,
@@ -7,16 +7,16 @@ import type {
   ReadResourceResult,
   Resource,
   ResourceTemplate,
-  Tool,
-  ToolAnnotations,
 } from "@modelcontextprotocol/sdk/types.js";
-import type { ConfiguredToolSpec, FunctionToolSpec, JsonSchema } from "../protocol/index.js";
+import type { ConfiguredToolSpec } from "../protocol/index.js";
 import type { McpToolRef, McpToolSource } from "../registry/index.js";
 import { defaultLogger, emitEvent, type ToolEvent } from "../turn/index.js";
+import { errorMessage } from "../util/index.js";
 import { validateMcpServersConfig, type McpServerConfig, type McpServersConfig } from "./config.js";
-import { collectPages, McpCallError, McpConnection, type CallOptions } from "./connection.js";
+import { McpCallError, McpConnection, type CallOptions } from "./connection.js";
 import { McpHandler } from "./handler.js";
-import { qualifyTools } from "./names.js";
+import { collectPages, type ListPage } from "./pages.js";
+import { buildToolTable, toolFilter, type McpToolInfo } from "./tools.js";
 
 export interface McpConnectionManagerOptions {
   logger?: Logger;
@@ -33,18 +33,21 @@ export interface McpStartupSummary {
   failed: Array<{ server: string; error: string }>;
 }
 
-/** A listed MCP tool behind its qualified name. */
-export interface McpToolInfo {
-  server: string;
-  /** The raw name the server receives. */
-  tool: string;
-  spec: FunctionToolSpec;
-  annotations?: ToolAnnotations;
-  supportsParallel: boolean;
-  inputSchema: JsonSchema;
-  /** What `resolve` returns, built once per listing rather than per call. */
-  ref: Readonly<McpToolRef>;
+/** Everything the manager keeps about one configured server (Codex `AsyncManagedClient`). */
+interface ServerRecord {
+  readonly config: McpServerConfig;
+  readonly connection: McpConnection;
+  /** `enabledTools` / `disabledTools`, checked at listing and again at call time. */
+  readonly allowed: (tool: string) => boolean;
+  /** initialize + the first `tools/list`; rejects with the start-up failure. */
+  readonly startup: Promise<void>;
+  /** Set once `startup` resolved: calls then skip awaiting it (the hot path). */
+  ready: boolean;
 }
+
+type StartupEvent =
+  | Omit<Extract<ToolEvent, { type: "mcp_startup_update" }>, "callId" | "toolName">
+  | Omit<Extract<ToolEvent, { type: "mcp_startup_complete" }>, "callId" | "toolName">;
 
 /** `waitForStartup()` rejects with this when a `required` server failed. */
 export class McpStartupError extends Error {
@@ -54,11 +57,6 @@ export class McpStartupError extends Error {
   }
 }
 
-/** Codex (and the OpenAI API) want `properties` on object schemas; some servers omit it. */
-function providerSchema(schema: JsonSchema): JsonSchema {
-  return schema["properties"] == null ? { ...schema, properties: {} } : schema;
-}
-
 /**
  * Owns one MCP client per configured server (Codex `McpConnectionManager`). `start` returns
  * at once; servers start in parallel and their tools become callable as each one is ready, so
@@ -66,11 +64,9 @@ function providerSchema(schema: JsonSchema): JsonSchema {
  */
 export class McpConnectionManager implements McpToolSource {
   readonly handler: McpHandler;
-  private readonly connections = new Map<string, McpConnection>();
-  private readonly startups = new Map<string, Promise<void>>();
-  private readonly ready = new Set<string>();
+  private readonly servers = new Map<string, ServerRecord>();
   private tools = new Map<string, McpToolInfo>();
-  /** Tools `enabledTools` / `disabledTools` filter out: never listed, but resolved so a call is refused with the DESIGN text. */
+  /** Filtered-out tools: resolved, never listed (see `ToolTable.disabled`). */
   private disabledTools = new Map<string, Readonly<McpToolRef>>();
   private specs: ConfiguredToolSpec[] = [];
   private readonly summary: Promise<McpStartupSummary>;
@@ -81,27 +77,36 @@ export class McpConnectionManager implements McpToolSource {
     this.handler = new McpHandler(this);
     const limit = pLimit(opts.maxParallelStartups ?? 8);
     for (const [name, config] of Object.entries(servers)) {
-      if (config.enabled === false) continue;
-      const connection = new McpConnection(name, config, this.logger.child({ mcpServer: name }), () => this.rebuildTools(), opts.restartBackoffMs);
-      this.connections.set(name, connection);
-      this.emit({ type: "mcp_startup_update", server: name, status: "starting" });
-      const startup = limit(() => connection.start()).then(
-        () => {
-          this.ready.add(name);
-          this.rebuildTools();
-          this.emit({ type: "mcp_startup_update", server: name, status: "ready" });
-        },
-        (err: unknown) => {
-          const error = err instanceof Error ? err.message : String(err);
-          this.logger.warn({ server: name, error }, "MCP server failed to start");
-          this.emit({ type: "mcp_startup_update", server: name, status: "failed", error });
-          throw err;
-        },
-      );
-      startup.catch(() => undefined); // reported through the summary
-      this.startups.set(name, startup);
+      if (config.enabled !== false) this.servers.set(name, this.startServer(name, config, limit));
     }
     this.summary = this.summarize();
+  }
+
+  private startServer(name: string, config: McpServerConfig, limit: LimitFunction): ServerRecord {
+    const connection = new McpConnection({
+      name,
+      config,
+      logger: this.logger.child({ mcpServer: name }),
+      onToolsChanged: () => this.rebuildTools(),
+      restartBackoffMs: this.opts.restartBackoffMs,
+    });
+    this.emit({ type: "mcp_startup_update", server: name, status: "starting" });
+    const startup = limit(() => connection.start()).then(
+      () => {
+        record.ready = true;
+        this.rebuildTools();
+        this.emit({ type: "mcp_startup_update", server: name, status: "ready" });
+      },
+      (err: unknown) => {
+        const error = errorMessage(err);
+        this.logger.warn({ server: name, error }, "MCP server failed to start");
+        this.emit({ type: "mcp_startup_update", server: name, status: "failed", error });
+        throw err;
+      },
+    );
+    startup.catch(() => undefined); // reported through the summary
+    const record: ServerRecord = { config, connection, allowed: toolFilter(config), startup, ready: false };
+    return record;
   }
 
   /** Validates the config (throws `McpConfigError`) and starts every enabled server. */
@@ -109,18 +114,18 @@ export class McpConnectionManager implements McpToolSource {
     return new McpConnectionManager(validateMcpServersConfig(servers), opts);
   }
 
-  private emit(event: Omit<Extract<ToolEvent, { type: "mcp_startup_update" }>, "callId" | "toolName"> | Omit<Extract<ToolEvent, { type: "mcp_startup_complete" }>, "callId" | "toolName">): void {
+  private emit(event: StartupEvent): void {
     emitEvent({ onEvent: this.opts.onEvent, logger: this.logger }, { callId: "", toolName: "", ...event } as ToolEvent);
   }
 
   private async summarize(): Promise<McpStartupSummary> {
     const summary: McpStartupSummary = { ready: [], failed: [] };
-    for (const [server, startup] of this.startups) {
+    for (const [server, { startup }] of this.servers) {
       try {
         await startup;
         summary.ready.push(server);
       } catch (err) {
-        summary.failed.push({ server, error: err instanceof Error ? err.message : String(err) });
+        summary.failed.push({ server, error: errorMessage(err) });
       }
     }
     this.emit({ type: "mcp_startup_complete", ready: summary.ready, failed: summary.failed });
@@ -130,55 +135,19 @@ export class McpConnectionManager implements McpToolSource {
   /** Resolves when every server is ready or failed; rejects when a `required` one failed. */
   async waitForStartup(): Promise<McpStartupSummary> {
     const summary = await this.summary;
-    const required = summary.failed.filter((f) => this.connections.get(f.server)?.config.required === true);
+    const required = summary.failed.filter((f) => this.servers.get(f.server)?.config.required === true);
     if (required.length > 0) throw new McpStartupError(summary, required);
     return summary;
   }
 
   private rebuildTools(): void {
-    type Entry = { server: string; tool: string; def: Tool; config: McpServerConfig; allowed: boolean };
-    const allowed: Entry[] = [];
-    const filtered: Entry[] = [];
-    for (const [server, connection] of this.connections) {
-      if (!this.ready.has(server)) continue;
-      for (const def of connection.tools) {
-        const isAllowed = connection.allowed(def.name);
-        (isAllowed ? allowed : filtered).push({ server, tool: def.name, def, config: connection.config, allowed: isAllowed });
-      }
-    }
-    // Filtered tools are qualified after every allowed one, so they never change an allowed
-    // tool's name or collision hash; they only get names of their own for `resolve`.
-    const qualified = qualifyTools([...allowed, ...filtered], (raw) => this.logger.warn({ tool: raw }, "MCP server listed a tool twice"));
-    const previous = this.tools;
-    const tools = new Map<string, McpToolInfo>();
-    const disabled = new Map<string, Readonly<McpToolRef>>();
-    for (const [name, { server, tool, def, config, allowed: isAllowed }] of qualified) {
-      if (!isAllowed) {
-        // No schema: the call must reach the manager, which refuses it with the DESIGN text,
-        // rather than fail argument validation. Refusing touches nothing, so it may overlap.
-        disabled.set(name, Object.freeze({ server, tool, supportsParallel: true }));
-        continue;
-      }
-      const old = previous.get(name);
-      // Keep the same schema object when unchanged so the router's compiled validator is reused.
-      const inputSchema =
-        old && old.server === server && JSON.stringify(old.inputSchema) === JSON.stringify(def.inputSchema)
-          ? old.inputSchema
-          : (def.inputSchema as JsonSchema);
-      const supportsParallel = def.annotations?.readOnlyHint === true || config.supportsParallelToolCalls === true;
-      const spec: FunctionToolSpec = {
-        type: "function",
-        name,
-        description: def.description ?? "",
-        parameters: providerSchema(inputSchema),
-        strict: false,
-      };
-      const ref = Object.freeze({ server, tool, inputSchema, supportsParallel });
-      tools.set(name, { server, tool, spec, ...(def.annotations && { annotations: def.annotations }), supportsParallel, inputSchema, ref });
-    }
-    this.tools = tools;
-    this.disabledTools = disabled;
-    this.specs = [...tools.values()].map((t) => ({ spec: t.spec, supportsParallelToolCalls: t.supportsParallel }));
+    const listings = [...this.servers].flatMap(([server, { ready, config, connection, allowed }]) =>
+      ready ? [{ server, config, tools: connection.tools, allowed }] : [],
+    );
+    const table = buildToolTable(listings, this.tools, this.logger);
+    this.tools = table.tools;
+    this.disabledTools = table.disabled;
+    this.specs = table.specs;
   }
 
   /** Every callable tool now, by qualified name. */
@@ -192,7 +161,7 @@ export class McpConnectionManager implements McpToolSource {
    * `tool '{tool}' is disabled for MCP server '{server}'` instead of `unsupported call`.
    */
   resolve(qualifiedName: string): McpToolRef | undefined {
-    return this.tools.get(qualifiedName)?.ref ?? this.disabledTools.get(qualifiedName);
+    return this.tools.get(qualifiedName) ?? this.disabledTools.get(qualifiedName);
   }
 
   configuredSpecs(): ConfiguredToolSpec[] {
@@ -201,25 +170,28 @@ export class McpConnectionManager implements McpToolSource {
 
   /** Names of the servers configured and enabled (ready or not). */
   serverNames(): string[] {
-    return [...this.connections.keys()];
+    return [...this.servers.keys()];
   }
 
   /** The stdio server's process id while it runs (for supervision and tests). */
   serverPid(server: string): number | undefined {
-    return this.connections.get(server)?.pid;
+    return this.servers.get(server)?.connection.pid;
   }
 
-  /** A ready server; a server still starting is awaited. */
-  private async connection(server: string): Promise<McpConnection> {
-    const connection = this.connections.get(server);
-    const startup = this.startups.get(server);
-    if (!connection || !startup) throw new McpCallError(`unknown MCP server '${server}'`);
+  /** A ready server's record; a server still starting is awaited. */
+  private async readyServer(server: string): Promise<ServerRecord> {
+    const record = this.servers.get(server);
+    if (!record) throw new McpCallError(`unknown MCP server '${server}'`);
     try {
-      await startup;
+      await record.startup;
     } catch (err) {
-      throw new McpCallError(`MCP server '${server}' failed to start: ${(err as Error).message}`);
+      throw new McpCallError(`MCP server '${server}' failed to start: ${errorMessage(err)}`);
     }
-    return connection;
+    return record;
+  }
+
+  private async connection(server: string): Promise<McpConnection> {
+    return (await this.readyServer(server)).connection;
   }
 
   /**
@@ -227,14 +199,14 @@ export class McpConnectionManager implements McpToolSource {
    * text. A ready server is called without awaiting its start-up again (the hot path).
    */
   callTool(server: string, tool: string, args: Record<string, unknown> | undefined, opts: CallOptions = {}): Promise<CallToolResult> {
-    const ready = this.ready.has(server) ? this.connections.get(server) : undefined;
-    if (ready) return this.callOn(ready, server, tool, args, opts);
-    return this.connection(server).then((c) => this.callOn(c, server, tool, args, opts));
+    const record = this.servers.get(server);
+    if (record?.ready) return this.callOn(record, server, tool, args, opts);
+    return this.readyServer(server).then((r) => this.callOn(r, server, tool, args, opts));
   }
 
-  private callOn(connection: McpConnection, server: string, tool: string, args: Record<string, unknown> | undefined, opts: CallOptions): Promise<CallToolResult> {
-    if (!connection.allowed(tool)) return Promise.reject(new McpCallError(`tool '${tool}' is disabled for MCP server '${server}'`));
-    return connection.callTool(tool, args, opts);
+  private callOn(record: ServerRecord, server: string, tool: string, args: Record<string, unknown> | undefined, opts: CallOptions): Promise<CallToolResult> {
+    if (!record.allowed(tool)) return Promise.reject(new McpCallError(`tool '${tool}' is disabled for MCP server '${server}'`));
+    return record.connection.callTool(tool, args, opts);
   }
 
   async listResources(server: string, cursor?: string, signal?: AbortSignal): Promise<ListResourcesResult> {
@@ -267,9 +239,9 @@ export class McpConnectionManager implements McpToolSource {
   private async gather<T>(
     what: string,
     signal: AbortSignal | undefined,
-    page: (c: McpConnection, cursor: string | undefined) => Promise<{ items: T[]; nextCursor?: string | undefined }>,
+    page: (c: McpConnection, cursor: string | undefined) => Promise<ListPage<T>>,
   ): Promise<Map<string, T[]>> {
-    const servers = [...this.connections.keys()].filter((s) => this.ready.has(s)).sort();
+    const servers = [...this.servers].flatMap(([name, record]) => (record.ready ? [name] : [])).sort();
     const results = await Promise.all(
       servers.map(async (server) => {
         try {
@@ -286,6 +258,7 @@ export class McpConnectionManager implements McpToolSource {
 
   /** Closes every client and kills each stdio server's process group. */
   async close(): Promise<void> {
-    await Promise.all([...this.connections.values()].map((c) => c.close()));
+    await Promise.all([...this.servers.values()].map((r) => r.connection.close()));
   }
 }
+

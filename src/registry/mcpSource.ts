@@ -1,3 +1,4 @@
+import type { ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import type { ConfiguredToolSpec, JsonSchema } from "../protocol/index.js";
 import type { ToolHandler } from "./handler.js";
 
@@ -8,6 +9,8 @@ export interface McpToolRef {
   tool: string;
   inputSchema?: JsonSchema;
   supportsParallel: boolean;
+  /** The server's hints; only its `readOnlyHint` makes the tool read-only to MCP clients. */
+  annotations?: ToolAnnotations;
 }
 
 /**

@@ -103,6 +103,16 @@ export class ToolRouter<Ctx = unknown> {
     return this.registry.lookup(toolName)?.supportsParallel ?? this.mcp?.resolve(toolName)?.supportsParallel ?? false;
   }
 
+  /**
+   * Read-only to an MCP client: a registered tool that is parallel-safe and never mutates (no
+   * `isMutating`); an MCP tool only by its server's `readOnlyHint`.
+   */
+  toolIsReadOnly(toolName: string): boolean {
+    const registered = this.registry.lookup(toolName);
+    if (registered) return registered.supportsParallel && !registered.handler.isMutating;
+    return this.mcp?.resolve(toolName)?.annotations?.readOnlyHint === true;
+  }
+
   /** The spec flag, then the handler's per-call say (which may only downgrade). */
   callSupportsParallel(call: ToolCall): boolean {
     const resolved = this.resolve(call);

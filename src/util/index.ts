@@ -3,3 +3,4 @@ export { formatSeconds, formatSecondsExact } from "./format.js";
 export { isRecord } from "./isRecord.js";
 export { now, MAX_TIMER_MS, timerDelay } from "./clock.js";
 export { BINARY_SNIFF_BYTES, looksBinary, readLines, type LineVisit, type ReadLinesOptions } from "./lines.js";
+export { PACKAGE_VERSION } from "./version.js";

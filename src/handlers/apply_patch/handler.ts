@@ -27,10 +27,6 @@ export class ApplyPatchHandler implements ToolHandler {
     return payload.kind === "custom" || payload.kind === "function";
   }
 
-  supportsParallel(): boolean {
-    return false;
-  }
-
   isMutating(): boolean {
     return true;
   }

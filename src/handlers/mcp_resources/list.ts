@@ -1,36 +1,34 @@
 import { FunctionCallError, type ToolOutput } from "../../protocol/index.js";
 import type { ToolHandler, ToolInvocation } from "../../registry/index.js";
-import { errorMessage, optionalString, type McpResourceSource } from "./source.js";
+import { errorMessage } from "../../util/index.js";
+import { optionalString, type McpResourceSource } from "./source.js";
 
 type Entry = Record<string, unknown>;
 
-/** What differs between `list_mcp_resources` and `list_mcp_resource_templates`. */
-export interface ListKind {
+/**
+ * What differs between `list_mcp_resources` and `list_mcp_resource_templates`. `key` names
+ * the entries both in the server's page and in the output, so a page needs no adapter; the
+ * all-servers listing is the source's own (it follows every page).
+ */
+export interface ListKind<K extends string> {
   /** The MCP method, for error texts. */
   method: string;
-  /** The output's list key: `resources` or `resourceTemplates`. */
-  key: string;
-  page(source: McpResourceSource, server: string, cursor: string | undefined, signal: AbortSignal): Promise<{ items: Entry[]; nextCursor?: string | undefined }>;
+  key: K;
+  page(source: McpResourceSource, server: string, cursor: string | undefined, signal: AbortSignal): Promise<Record<K, Entry[]> & { nextCursor?: string | undefined }>;
   all(source: McpResourceSource, signal: AbortSignal): Promise<Map<string, Entry[]>>;
 }
 
-export const RESOURCES: ListKind = {
+export const RESOURCES: ListKind<"resources"> = {
   method: "resources/list",
   key: "resources",
-  page: async (s, server, cursor, signal) => {
-    const r = await s.listResources(server, cursor, signal);
-    return { items: r.resources, nextCursor: r.nextCursor };
-  },
+  page: (s, server, cursor, signal) => s.listResources(server, cursor, signal),
   all: (s, signal) => s.listAllResources(signal),
 };
 
-export const RESOURCE_TEMPLATES: ListKind = {
+export const RESOURCE_TEMPLATES: ListKind<"resourceTemplates"> = {
   method: "resources/templates/list",
   key: "resourceTemplates",
-  page: async (s, server, cursor, signal) => {
-    const r = await s.listResourceTemplates(server, cursor, signal);
-    return { items: r.resourceTemplates, nextCursor: r.nextCursor };
-  },
+  page: (s, server, cursor, signal) => s.listResourceTemplates(server, cursor, signal),
   all: (s, signal) => s.listAllResourceTemplates(signal),
 };
 
@@ -39,12 +37,12 @@ export const RESOURCE_TEMPLATES: ListKind = {
  * server (no `server`): `{ server?, <key>: [{ server, ...entry }], nextCursor? }` as JSON,
  * servers sorted by name.
  */
-export class McpListHandler implements ToolHandler<unknown> {
+export class McpListHandler<K extends string> implements ToolHandler<unknown> {
   readonly kind = "function" as const;
 
   constructor(
     private readonly source: McpResourceSource,
-    private readonly list: ListKind,
+    private readonly list: ListKind<K>,
   ) {}
 
   async handle(inv: ToolInvocation<unknown>): Promise<ToolOutput> {
@@ -58,13 +56,13 @@ export class McpListHandler implements ToolHandler<unknown> {
       const entries = [...byServer].flatMap(([name, items]) => items.map((item) => ({ server: name, ...item })));
       return { kind: "function", body: JSON.stringify({ [key]: entries }) };
     }
-    let page: { items: Entry[]; nextCursor?: string | undefined };
+    let page: Record<K, Entry[]> & { nextCursor?: string | undefined };
     try {
       page = await this.list.page(this.source, server, cursor, inv.signal);
     } catch (err) {
       throw FunctionCallError.respondToModel(`${method} failed: ${errorMessage(err)}`);
     }
-    const body = { server, [key]: page.items.map((item) => ({ server, ...item })), ...(page.nextCursor && { nextCursor: page.nextCursor }) };
+    const body = { server, [key]: page[key].map((item) => ({ server, ...item })), ...(page.nextCursor && { nextCursor: page.nextCursor }) };
     return { kind: "function", body: JSON.stringify(body) };
   }
 }

@@ -1,6 +1,7 @@
 import { FunctionCallError, type ToolOutput } from "../../protocol/index.js";
 import type { ToolHandler, ToolInvocation } from "../../registry/index.js";
-import { errorMessage, optionalString, type McpResourceSource } from "./source.js";
+import { errorMessage } from "../../util/index.js";
+import { optionalString, type McpResourceSource } from "./source.js";
 
 /** `read_mcp_resource`: `{ server, uri, contents: [...] }` as JSON (bounded by the truncation policy). */
 export class McpReadResourceHandler implements ToolHandler<unknown> {

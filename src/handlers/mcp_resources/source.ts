@@ -27,5 +27,3 @@ export function optionalString(args: Record<string, unknown>, key: string): stri
   const v = args[key];
   return typeof v === "string" && v.trim() !== "" ? v.trim() : undefined;
 }
-
-export const errorMessage = (err: unknown): string => (err instanceof Error ? err.message : String(err));
