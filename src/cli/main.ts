@@ -3,14 +3,12 @@ import { parseArgs, type ParseArgsConfig } from "node:util";
 import { ConfigError } from "./config.js";
 import { runExec } from "./exec.js";
 import { EXIT_ABORTED, EXIT_FATAL, EXIT_USAGE, InterruptedError } from "./session.js";
-import { readFileSync } from "node:fs";
 import { runDemo } from "./demo.js";
 import { runServeMcp } from "./serveMcp.js";
 import { runTools } from "./tools.js";
-import { errorMessage } from "../util/index.js";
+import { errorMessage, PACKAGE_VERSION } from "../util/index.js";
 
 // The same relative place from src/cli and dist/cli.
-const VERSION = (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
 
 const USAGE = `usage: toolcall <command> [options]
 
@@ -64,7 +62,7 @@ const commands: Record<string, Command> = {
   },
   "serve-mcp": async (args) => {
     const { values } = parse(args, { http: { type: "string" } });
-    return runServeMcp({ ...commonOpts(values), http: values.http, version: VERSION });
+    return runServeMcp({ ...commonOpts(values), http: values.http, version: PACKAGE_VERSION });
   },
   demo: async (args) => {
     const { values } = parse(args, {});

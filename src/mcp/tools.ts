@@ -1,7 +1,7 @@
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { Logger } from "pino";
-import type { ConfiguredToolSpec, FunctionToolSpec, JsonSchema } from "../protocol/spec.js";
-import type { McpToolRef } from "../registry/mcpSource.js";
+import type { ConfiguredToolSpec, FunctionToolSpec, JsonSchema } from "../protocol/index.js";
+import type { McpToolRef } from "../registry/index.js";
 import type { McpServerConfig } from "./config.js";
 import { qualifyTools } from "./names.js";
 

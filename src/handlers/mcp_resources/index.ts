@@ -2,7 +2,7 @@ import type { ToolFactoryContext, ToolRegistration } from "../../registry/index.
 import { McpListHandler, RESOURCES, RESOURCE_TEMPLATES } from "./list.js";
 import { McpReadResourceHandler } from "./read.js";
 import { isResourceSource } from "./source.js";
-import { LIST_MCP_RESOURCES_SPEC, LIST_MCP_RESOURCE_TEMPLATES_SPEC, READ_MCP_RESOURCE_SPEC } from "./specs.js";
+import { LIST_MCP_RESOURCES_SPEC, LIST_MCP_RESOURCE_TEMPLATES_SPEC, READ_MCP_RESOURCE_SPEC } from "./definition.js";
 
 export { LIST_MCP_RESOURCES_SPEC, LIST_MCP_RESOURCE_TEMPLATES_SPEC, READ_MCP_RESOURCE_SPEC };
 export type { McpResourceSource } from "./source.js";

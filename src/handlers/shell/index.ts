@@ -1,7 +1,7 @@
 import type { ToolRegistration } from "../../registry/index.js";
 import { ShellCommandHandler } from "./shellCommandHandler.js";
 import { ShellHandler } from "./shellHandler.js";
-import { SHELL_COMMAND_SPEC, SHELL_SPEC } from "./spec.js";
+import { SHELL_COMMAND_SPEC, SHELL_SPEC } from "./definition.js";
 
 export const DEFAULT_EXEC_TIMEOUT_MS = 10_000;
 
@@ -36,7 +36,7 @@ export function shellToolFactory(config: ShellToolConfig): ToolRegistration[] {
 export { ShellHandler, type ShellArgs } from "./shellHandler.js";
 export { ShellCommandHandler, userShell, type ShellCommandArgs } from "./shellCommandHandler.js";
 export { ExecHandler, MAX_CAPTURE_SIDE_BYTES, type ExecRequest, type ExecHandlerOptions } from "./execHandler.js";
-export { SHELL_SPEC, SHELL_COMMAND_SPEC } from "./spec.js";
+export { SHELL_SPEC, SHELL_COMMAND_SPEC } from "./definition.js";
 export { execCommand, ExecStartError, resolveWorkdir, TIMEOUT_EXIT_CODE, type ExecOptions, type ExecResult } from "./exec.js";
 export { HeadTailBuffer } from "./outputBuffer.js";
 export { formatExecOutput, type ExecSummary } from "./format.js";

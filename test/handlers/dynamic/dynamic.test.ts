@@ -47,7 +47,7 @@ describe("dynamic tools", () => {
     runtime.submit(functionCall("lookup_ticket", { id: "T-2" }, "d3"));
     const [outcome] = await runtime.drainOutcomes();
     expect(outcome!.success).toBe(false);
-    expect(outcome!.item).toMatchObject({ output: "dynamic tool lookup_ticket got no response within 0.2s" });
+    expect(outcome!.item).toMatchObject({ output: "dynamic tool lookup_ticket got no response within 0.15s" });
     expect(runtime.respondToDynamicToolCall("d3", { success: true, contentItems: [] })).toBe(false);
   });
 
