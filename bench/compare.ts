@@ -28,18 +28,34 @@ const SPEC = {
   type: "function" as const,
   name: "noop",
   description: "Does nothing.",
-  parameters: { type: "object", properties: { n: { type: "integer", minimum: 0 } }, required: ["n"], additionalProperties: false },
+  parameters: {
+    type: "object",
+    properties: { n: { type: "integer", minimum: 0 } },
+    required: ["n"],
+    additionalProperties: false,
+  },
 };
 
 function setup(lib: typeof Lib) {
-  const handler: Lib.ToolHandler = { kind: "function", handle: async (inv) => ({ kind: "function", body: await noop(inv.args as { n: number }) }) };
-  const { specs, registry } = new lib.ToolRegistryBuilder().pushSpecWithParallelSupport(SPEC, true).registerHandler("noop", handler).build();
+  const handler: Lib.ToolHandler = {
+    kind: "function",
+    handle: async (inv) => ({ kind: "function", body: await noop(inv.args as { n: number }) }),
+  };
+  const { specs, registry } = new lib.ToolRegistryBuilder()
+    .pushSpecWithParallelSupport(SPEC, true)
+    .registerHandler("noop", handler)
+    .build();
   return { lib, router: new lib.ToolRouter(registry, specs) };
 }
 const subjects = { base: setup(libs.base), new: setup(libs.new) };
 
 const items = (prefix: string, n: number): Lib.FunctionCallItem[] =>
-  Array.from({ length: n }, (_, i) => ({ type: "function_call", call_id: `${prefix}${i}`, name: "noop", arguments: '{"n":1}' }));
+  Array.from({ length: n }, (_, i) => ({
+    type: "function_call",
+    call_id: `${prefix}${i}`,
+    name: "noop",
+    arguments: '{"n":1}',
+  }));
 
 async function timeUs(fn: () => Promise<void>): Promise<number> {
   const t0 = performance.now();
@@ -48,29 +64,30 @@ async function timeUs(fn: () => Promise<void>): Promise<number> {
 }
 
 type Subject = (typeof subjects)["base"];
-const SCENARIOS: Record<string, { calls: number; run: (s: Subject, batch: Lib.FunctionCallItem[]) => Promise<void> }> = {
-  "batch of 100, submit + drain": {
-    calls: 100,
-    run: async ({ lib, router }, batch) => {
-      for (let r = 0; r < 100; r++) {
+const SCENARIOS: Record<string, { calls: number; run: (s: Subject, batch: Lib.FunctionCallItem[]) => Promise<void> }> =
+  {
+    "batch of 100, submit + drain": {
+      calls: 100,
+      run: async ({ lib, router }, batch) => {
+        for (let r = 0; r < 100; r++) {
+          const runtime = new lib.ToolCallRuntime(router, lib.createTurnContext());
+          for (const item of batch) runtime.submit(item);
+          if ((await runtime.drainOutcomes()).length !== batch.length) throw new Error("lost an output");
+        }
+      },
+    },
+    "sequential submit + drain": {
+      calls: 10_000,
+      run: async ({ lib, router }, batch) => {
         const runtime = new lib.ToolCallRuntime(router, lib.createTurnContext());
-        for (const item of batch) runtime.submit(item);
-        if ((await runtime.drainOutcomes()).length !== batch.length) throw new Error("lost an output");
-      }
+        for (const item of batch) {
+          runtime.submit(item);
+          const [o] = await runtime.drainOutcomes();
+          if (!o?.success) throw new Error("a call failed");
+        }
+      },
     },
-  },
-  "sequential submit + drain": {
-    calls: 10_000,
-    run: async ({ lib, router }, batch) => {
-      const runtime = new lib.ToolCallRuntime(router, lib.createTurnContext());
-      for (const item of batch) {
-        runtime.submit(item);
-        const [o] = await runtime.drainOutcomes();
-        if (!o?.success) throw new Error("a call failed");
-      }
-    },
-  },
-};
+  };
 
 for (const [name, { calls, run }] of Object.entries(SCENARIOS)) {
   const batch = items("c", calls);
@@ -79,7 +96,8 @@ for (const [name, { calls, run }] of Object.entries(SCENARIOS)) {
   for (let rep = -3; rep < reps; rep++) {
     const order = rep % 2 === 0 ? (["base", "new"] as const) : (["new", "base"] as const);
     const bare = await timeUs(async () => {
-      for (let r = 0; r < perRun / batch.length; r++) for (const item of batch) await noop(JSON.parse(item.arguments) as { n: number });
+      for (let r = 0; r < perRun / batch.length; r++)
+        for (const item of batch) await noop(JSON.parse(item.arguments) as { n: number });
     });
     for (const which of order) {
       const us = await timeUs(() => run(subjects[which], batch));
@@ -88,5 +106,7 @@ for (const [name, { calls, run }] of Object.entries(SCENARIOS)) {
   }
   const b = median(samples.base);
   const n = median(samples.new);
-  process.stdout.write(`${name}: overhead per call base ${b.toFixed(2)} µs, new ${n.toFixed(2)} µs, new/base ${(n / b).toFixed(2)} (medians of ${reps})\n`);
+  process.stdout.write(
+    `${name}: overhead per call base ${b.toFixed(2)} µs, new ${n.toFixed(2)} µs, new/base ${(n / b).toFixed(2)} (medians of ${reps})\n`,
+  );
 }

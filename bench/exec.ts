@@ -19,7 +19,15 @@ const turn = createTurnContext();
 
 function invocation(command: string[]): ToolInvocation {
   const args = { command };
-  return { callId: "bench", toolName: "shell", payload: { kind: "function", arguments: JSON.stringify(args) }, args, signal: new AbortController().signal, turn, context: undefined };
+  return {
+    callId: "bench",
+    toolName: "shell",
+    payload: { kind: "function", arguments: JSON.stringify(args) },
+    args,
+    signal: new AbortController().signal,
+    turn,
+    context: undefined,
+  };
 }
 
 function rawSpawn(): Promise<void> {
@@ -28,7 +36,9 @@ function rawSpawn(): Promise<void> {
     child.stdout.resume();
     child.stderr.resume();
     child.once("error", reject);
-    child.once("close", () => resolve());
+    child.once("close", () => {
+      resolve();
+    });
   });
 }
 
@@ -57,7 +67,11 @@ process.stdout.write(
       trueViaHandlerMedianMs: +median(handlerMs).toFixed(3),
       trueViaRawSpawnMedianMs: +median(rawMs).toFixed(3),
       overheadMedianMs: +(median(handlerMs) - median(rawMs)).toFixed(3),
-      output50MB: { totalBytes: capture?.totalBytes, peakRetainedBytes: capture?.peakRetainedBytes, wallMs: +bigMs.toFixed(1) },
+      output50MB: {
+        totalBytes: capture?.totalBytes,
+        peakRetainedBytes: capture?.peakRetainedBytes,
+        wallMs: +bigMs.toFixed(1),
+      },
     },
     null,
     2,

@@ -9,7 +9,14 @@ import { mkdir, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { renderHeader, renderNotes, renderTable, targetSummary, type BenchResults, type ScenarioResult } from "./lib/report.js";
+import {
+  renderHeader,
+  renderNotes,
+  renderTable,
+  targetSummary,
+  type BenchResults,
+  type ScenarioResult,
+} from "./lib/report.js";
 import type { Scenario, ScenarioContext, ScenarioOutput } from "./lib/scenario.js";
 import { SCENARIOS } from "./scenarios/index.js";
 
@@ -27,7 +34,9 @@ interface Options {
 }
 
 function usage(problem: string): never {
-  process.stderr.write(`bench: ${problem}\nusage: npm run bench -- [--quick] [--only ${SCENARIOS.map((s) => s.id).join(",")}] [--out FILE] [--no-install]\n`);
+  process.stderr.write(
+    `bench: ${problem}\nusage: npm run bench -- [--quick] [--only ${SCENARIOS.map((s) => s.id).join(",")}] [--out FILE] [--no-install]\n`,
+  );
   process.exit(2);
 }
 
@@ -51,7 +60,8 @@ function parseArgs(argv: string[]): Options {
   return opts;
 }
 
-const settings = (quick: boolean): ScenarioContext["reps"] => (quick ? { warmup: 1, reps: 3 } : { warmup: 2, reps: 10 });
+const settings = (quick: boolean): ScenarioContext["reps"] =>
+  quick ? { warmup: 1, reps: 3 } : { warmup: 2, reps: 10 };
 
 /** Child mode: run one scenario and print its output as one marked JSON line. */
 async function runChild(scenario: Scenario, quick: boolean): Promise<void> {
@@ -73,7 +83,9 @@ function ensurePeers(): void {
   if (peersInstalled()) return;
   process.stderr.write("bench: installing peer packages (npm ci --prefix bench)…\n");
   const npm = process.platform === "win32" ? "npm.cmd" : "npm";
-  const res = spawnSync(npm, ["ci", "--prefix", BENCH_DIR, "--no-audit", "--no-fund"], { stdio: ["ignore", process.stderr, process.stderr] });
+  const res = spawnSync(npm, ["ci", "--prefix", BENCH_DIR, "--no-audit", "--no-fund"], {
+    stdio: ["ignore", process.stderr, process.stderr],
+  });
   if (res.status !== 0) process.stderr.write("bench: peer install failed; the peers scenario will be skipped\n");
 }
 
@@ -95,9 +107,21 @@ function buildLibrary(): string | undefined {
   return entry;
 }
 
-function runInChild(scenario: Scenario, quick: boolean, timeoutMs: number, libEntry: string | undefined): Promise<ScenarioOutput> {
+function runInChild(
+  scenario: Scenario,
+  quick: boolean,
+  timeoutMs: number,
+  libEntry: string | undefined,
+): Promise<ScenarioOutput> {
   return new Promise((resolve) => {
-    const args = [...process.execArgv, "--expose-gc", fileURLToPath(import.meta.url), "--child", scenario.id, ...(quick ? ["--quick"] : [])];
+    const args = [
+      ...process.execArgv,
+      "--expose-gc",
+      fileURLToPath(import.meta.url),
+      "--child",
+      scenario.id,
+      ...(quick ? ["--quick"] : []),
+    ];
     const env = libEntry ? { ...process.env, TOOLCALL_BENCH_LIB: libEntry } : process.env;
     const child = spawn(process.execPath, args, { env, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
@@ -111,7 +135,10 @@ function runInChild(scenario: Scenario, quick: boolean, timeoutMs: number, libEn
     child.on("close", (code, signal) => {
       clearTimeout(timer);
       const line = stdout.split("\n").find((l) => l.startsWith(RESULT_MARKER));
-      if (code === 0 && line) return resolve(JSON.parse(line.slice(RESULT_MARKER.length)) as ScenarioOutput);
+      if (code === 0 && line) {
+        resolve(JSON.parse(line.slice(RESULT_MARKER.length)) as ScenarioOutput);
+        return;
+      }
       const why = signal === "SIGKILL" ? `timed out after ${timeoutMs / 1000}s` : `exited with ${code ?? signal}`;
       const lastError = stderrTail.trim().split("\n").filter(Boolean).slice(-3).join(" / ");
       resolve({ status: "error", note: `${why}${lastError ? `: ${lastError}` : ""}`, variants: [], metrics: [] });
@@ -143,7 +170,12 @@ async function main(): Promise<void> {
     process.stderr.write(`bench: ${scenario.id}: ${scenario.title}\n`);
     const start = performance.now();
     const output = await runInChild(scenario, opts.quick, opts.quick ? 60_000 : 300_000, libEntry);
-    scenarios.push({ id: scenario.id, title: scenario.title, durationMs: Math.round(performance.now() - start), ...output });
+    scenarios.push({
+      id: scenario.id,
+      title: scenario.title,
+      durationMs: Math.round(performance.now() - start),
+      ...output,
+    });
   }
   const results: BenchResults = {
     schemaVersion: 1,
@@ -160,7 +192,9 @@ async function main(): Promise<void> {
 
   const { held, missed } = targetSummary(results);
   process.stdout.write(`\n${renderHeader(results)}\n\n${renderTable(results)}\n\n${renderNotes(results)}\n\n`);
-  process.stdout.write(`targets held: ${held.length}, missed: ${missed.length}\n${missed.map((m) => `  missed: ${m}\n`).join("")}`);
+  process.stdout.write(
+    `targets held: ${held.length}, missed: ${missed.length}\n${missed.map((m) => `  missed: ${m}\n`).join("")}`,
+  );
   process.stdout.write(`results: ${path.relative(process.cwd(), opts.out)}\n`);
   if (scenarios.some((s) => s.status === "error")) process.exitCode = 1;
 }

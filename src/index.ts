@@ -76,7 +76,13 @@ export {
 } from "./registry/index.js";
 
 // router, runtime and the composition root
-export { ToolCallFailure, ToolRouter, type BuiltToolCall, type DispatchOptions, type DispatchResult } from "./router/index.js";
+export {
+  ToolCallFailure,
+  ToolRouter,
+  type BuiltToolCall,
+  type DispatchOptions,
+  type DispatchResult,
+} from "./router/index.js";
 export {
   FatalToolCallError,
   ToolCallRuntime,

@@ -26,7 +26,8 @@ import { viewImageToolFactory, type ViewImageToolConfig } from "./handlers/view_
 
 /** Which built-in tools `createToolRouter` adds: each built-in reads its own keys. */
 export interface ToolsConfig
-  extends ShellToolConfig,
+  extends
+    ShellToolConfig,
     ApplyPatchToolConfig,
     ReadFileToolConfig,
     ListDirToolConfig,
@@ -79,7 +80,7 @@ export async function createToolRouter<Ctx = unknown>(
     }
   };
   // Built-in handlers ignore the embedder's context type: they never read it.
-  for (const factory of BUILTIN_FACTORIES) add(factory(config, ctx) as ToolRegistration<Ctx>[]);
+  for (const factory of BUILTIN_FACTORIES) add(factory(config, ctx));
   for (const [name, params] of Object.entries(opts.tools ?? {})) {
     const factory = Object.hasOwn(opts.factories ?? {}, name) ? opts.factories?.[name] : undefined;
     if (!factory) throw new Error(`unknown tool factory: ${name}`);

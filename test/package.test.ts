@@ -20,10 +20,30 @@ describe("package surface", () => {
 
   it("the root exports no internals", async () => {
     const root = await import("../src/index.js");
-    for (const internal of ["SharedExclusiveLock", "registerToolFactory", "SchemaValidatorCache", "handlerMatchesKind", "emitEvent", "dynamicCallBroker", "processGroupAlive", "HeadTailBuffer"]) {
+    for (const internal of [
+      "SharedExclusiveLock",
+      "registerToolFactory",
+      "SchemaValidatorCache",
+      "handlerMatchesKind",
+      "emitEvent",
+      "dynamicCallBroker",
+      "processGroupAlive",
+      "HeadTailBuffer",
+    ]) {
       expect(Object.keys(root), internal).not.toContain(internal);
     }
-    for (const contract of ["ToolRouter", "ToolCallRuntime", "createToolRouter", "createTurnContext", "ReadinessFlag", "ToolRegistryBuilder", "FunctionCallError", "FatalToolCallError", "McpConnectionManager", "toResponsesTools"]) {
+    for (const contract of [
+      "ToolRouter",
+      "ToolCallRuntime",
+      "createToolRouter",
+      "createTurnContext",
+      "ReadinessFlag",
+      "ToolRegistryBuilder",
+      "FunctionCallError",
+      "FatalToolCallError",
+      "McpConnectionManager",
+      "toResponsesTools",
+    ]) {
       expect(Object.keys(root), contract).toContain(contract);
     }
   });

@@ -37,15 +37,29 @@ describe("README examples", () => {
   it("the shell example runs a command and a local_shell_call", async () => {
     const out = JSON.parse(await runExample((await readmeExamples()).get("shell")!)) as Array<Record<string, string>>;
     expect(out).toEqual([
-      { type: "function_call_output", call_id: "c1", output: expect.stringMatching(/^Exit code: 0\nWall time: \d+\.\d seconds\nOutput:\nhello\n$/) },
-      { type: "local_shell_call_output", id: "c2", output: expect.stringMatching(/^Exit code: 0\nWall time: \d+\.\d seconds\nOutput:\nlocal\n$/) },
+      {
+        type: "function_call_output",
+        call_id: "c1",
+        output: expect.stringMatching(/^Exit code: 0\nWall time: \d+\.\d seconds\nOutput:\nhello\n$/),
+      },
+      {
+        type: "local_shell_call_output",
+        id: "c2",
+        output: expect.stringMatching(/^Exit code: 0\nWall time: \d+\.\d seconds\nOutput:\nlocal\n$/),
+      },
     ]);
   });
 
   it("the apply_patch example patches, then the later read sees the new file", async () => {
-    const out = JSON.parse(await runExample((await readmeExamples()).get("apply_patch")!)) as Array<Record<string, string>>;
+    const out = JSON.parse(await runExample((await readmeExamples()).get("apply_patch")!)) as Array<
+      Record<string, string>
+    >;
     expect(out).toEqual([
-      { type: "custom_tool_call_output", call_id: "c1", output: "Success. Updated the following files:\nA hello.txt\n" },
+      {
+        type: "custom_tool_call_output",
+        call_id: "c1",
+        output: "Success. Updated the following files:\nA hello.txt\n",
+      },
       { type: "function_call_output", call_id: "c2", output: "L1: Hello, world!" },
     ]);
   });

@@ -71,9 +71,9 @@ describe("createToolRouter", () => {
     const router = await createToolRouter({ testSyncTool: true }, { dynamicTools });
     expect(names(router).slice(-2)).toEqual(["ask_user", "test_sync_tool"]);
     expect(router.toolSupportsParallel("ask_user")).toBe(false);
-    await expect(
-      createToolRouter({}, { dynamicTools: [{ ...dynamicTools[0]!, name: "read_file" }] }),
-    ).rejects.toThrow("duplicate tool spec: read_file");
+    await expect(createToolRouter({}, { dynamicTools: [{ ...dynamicTools[0]!, name: "read_file" }] })).rejects.toThrow(
+      "duplicate tool spec: read_file",
+    );
   });
 });
 
@@ -112,15 +112,23 @@ describe("plugin tool factories", () => {
     runtime.submit({ type: "function_call", call_id: "g2", name: "greet", arguments: "{}" });
     expect(await runtime.drain()).toEqual([
       { type: "function_call_output", call_id: "g1", output: "Hello, Ada (cwd /work, 0 dynamic tools)" },
-      { type: "function_call_output", call_id: "g2", output: "invalid arguments for greet: / must have required property 'who'" },
+      {
+        type: "function_call_output",
+        call_id: "g2",
+        output: "invalid arguments for greet: / must have required property 'who'",
+      },
     ]);
   });
 
   it("throws on an unknown factory and a duplicate tool name", async () => {
     const factories = { greeter };
-    await expect(createToolRouter({}, { factories, tools: { nope: {} } })).rejects.toThrow("unknown tool factory: nope");
+    await expect(createToolRouter({}, { factories, tools: { nope: {} } })).rejects.toThrow(
+      "unknown tool factory: nope",
+    );
     // Inherited names are not factories.
-    await expect(createToolRouter({}, { factories, tools: { toString: {} } })).rejects.toThrow("unknown tool factory: toString");
+    await expect(createToolRouter({}, { factories, tools: { toString: {} } })).rejects.toThrow(
+      "unknown tool factory: toString",
+    );
     await expect(
       createToolRouter({}, { factories, tools: { greeter: { greeting: "Hi", names: ["read_file"] } } }),
     ).rejects.toThrow("duplicate tool spec: read_file");

@@ -61,7 +61,8 @@ export interface BenchResults {
 
 export function metric(id: string, label: string, value: number, unit: string, target?: Target): Metric {
   if (!target) return { id, label, value, unit };
-  const pass = target.op === "<=" ? value <= target.value : target.op === ">=" ? value >= target.value : value === target.value;
+  const pass =
+    target.op === "<=" ? value <= target.value : target.op === ">=" ? value >= target.value : value === target.value;
   return { id, label, value, unit, target, pass };
 }
 

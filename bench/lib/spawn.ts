@@ -9,6 +9,8 @@ export function rawSpawn(argv: readonly string[]): Promise<{ code: number | null
     child.stdout.on("data", (c: Buffer) => chunks.push(c));
     child.stderr.on("data", (c: Buffer) => chunks.push(c));
     child.on("error", reject);
-    child.on("close", (code) => resolve({ code, chunks }));
+    child.on("close", (code) => {
+      resolve({ code, chunks });
+    });
   });
 }

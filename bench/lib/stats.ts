@@ -19,11 +19,18 @@ export function median(samples: readonly number[]): number {
   if (samples.length === 0) throw new RangeError("median of an empty sample");
   const sorted = [...samples].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+  return sorted.length % 2 === 1
+    ? (sorted[mid] as number)
+    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 }
 
 export function summarize(samples: readonly number[]): Summary {
-  return { median: median(samples), p95: quantile(samples, 0.95), min: Math.min(...samples), max: Math.max(...samples) };
+  return {
+    median: median(samples),
+    p95: quantile(samples, 0.95),
+    min: Math.min(...samples),
+    max: Math.max(...samples),
+  };
 }
 
 /** One contender of a scenario: `run` performs one repetition and returns its sample. */
@@ -43,7 +50,10 @@ export interface Repetitions {
  * rotating the order so no contender always goes first (and so gets the cooler caches or
  * the pending GC). Warm-up samples are dropped.
  */
-export async function interleave(variants: readonly Variant[], { warmup, reps }: Repetitions): Promise<Map<string, number[]>> {
+export async function interleave(
+  variants: readonly Variant[],
+  { warmup, reps }: Repetitions,
+): Promise<Map<string, number[]>> {
   const samples = new Map<string, number[]>(variants.map((v) => [v.id, []]));
   for (let rep = 0; rep < warmup + reps; rep++) {
     for (let k = 0; k < variants.length; k++) {

@@ -28,12 +28,22 @@ const schema = (prop: string): FunctionToolSpec["parameters"] => ({
   additionalProperties: false,
 });
 
-export const NOOP_SPEC: FunctionToolSpec = { type: "function", name: "noop", description: "Does nothing.", parameters: schema("n") };
-export const WAIT_SPEC: FunctionToolSpec = { type: "function", name: "wait", description: "Waits ms milliseconds.", parameters: schema("ms") };
+export const NOOP_SPEC: FunctionToolSpec = {
+  type: "function",
+  name: "noop",
+  description: "Does nothing.",
+  parameters: schema("n"),
+};
+export const WAIT_SPEC: FunctionToolSpec = {
+  type: "function",
+  name: "wait",
+  description: "Waits ms milliseconds.",
+  parameters: schema("ms"),
+};
 
 /** Wraps a bare function as a handler, so both sides run the very same code. */
-export function handlerOf<A>(fn: (args: A) => Promise<string>): ToolHandler {
-  return { kind: "function", handle: async (inv) => ({ kind: "function", body: await fn(inv.args as A) }) };
+export function handlerOf(fn: (args: never) => Promise<string>): ToolHandler {
+  return { kind: "function", handle: async (inv) => ({ kind: "function", body: await fn(inv.args as never) }) };
 }
 
 /** A router with `noop` and `wait`, both parallel-safe. */
@@ -52,7 +62,12 @@ export function functionCall(callId: string, name: string, args: unknown): Funct
 }
 
 /** `count` calls of one tool with distinct ids (prefix keeps batches of one runtime apart). */
-export function batch(prefix: string, count: number, name: "noop" | "wait", args: Record<string, number>): FunctionCallItem[] {
+export function batch(
+  prefix: string,
+  count: number,
+  name: "noop" | "wait",
+  args: Record<string, number>,
+): FunctionCallItem[] {
   return Array.from({ length: count }, (_, i) => functionCall(`${prefix}${i}`, name, args));
 }
 
@@ -72,13 +87,19 @@ export async function runBatch(runtime: ToolCallRuntime, items: readonly Functio
   assertAllSucceeded(outcomes, items.length);
 }
 
-export function assertAllSucceeded(outcomes: ReadonlyArray<{ success: boolean; callId: string; item: unknown }>, expected: number): void {
+export function assertAllSucceeded(
+  outcomes: ReadonlyArray<{ success: boolean; callId: string; item: unknown }>,
+  expected: number,
+): void {
   if (outcomes.length !== expected) throw new Error(`expected ${expected} outputs, got ${outcomes.length}`);
   const failed = outcomes.find((o) => !o.success);
   if (failed) throw new Error(`call ${failed.callId} failed: ${JSON.stringify(failed.item)}`);
 }
 
 /** The bare baseline for a batch: `Promise.all` of the functions on the parsed arguments. */
-export async function bareBatch(items: readonly FunctionCallItem[], fn: (args: never) => Promise<string>): Promise<void> {
+export async function bareBatch(
+  items: readonly FunctionCallItem[],
+  fn: (args: never) => Promise<string>,
+): Promise<void> {
   await Promise.all(items.map((item) => fn(JSON.parse(item.arguments) as never)));
 }

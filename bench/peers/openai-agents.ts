@@ -18,7 +18,9 @@ class ScriptedModel implements Model {
     if (answered) {
       return {
         usage: new Usage(),
-        output: [{ type: "message", role: "assistant", status: "completed", content: [{ type: "output_text", text: "done" }] }],
+        output: [
+          { type: "message", role: "assistant", status: "completed", content: [{ type: "output_text", text: "done" }] },
+        ],
       };
     }
     return {

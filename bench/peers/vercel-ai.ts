@@ -27,7 +27,12 @@ export const peer: PeerAdapter = {
     const input = JSON.stringify(kind === "noop" ? { n: 1 } : { ms: waitMs });
     const model = new MockLanguageModelV3({
       doGenerate: async () => ({
-        content: Array.from({ length: count }, (_, i) => ({ type: "tool-call" as const, toolCallId: `c${i}`, toolName: kind, input })),
+        content: Array.from({ length: count }, (_, i) => ({
+          type: "tool-call" as const,
+          toolCallId: `c${i}`,
+          toolName: kind,
+          input,
+        })),
         finishReason: { unified: "tool-calls" as const, raw: undefined },
         usage: {
           inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },

@@ -32,7 +32,10 @@ export const mcp: Scenario = {
     const manager = lib.McpConnectionManager.start({ [SERVER]: { ...server, startupTimeoutSec: 60 } });
     const client = new Client({ name: "bench-raw", version: "1.0.0" });
     try {
-      await Promise.all([manager.waitForStartup(), client.connect(new StdioClientTransport({ ...server, stderr: "ignore" }))]);
+      await Promise.all([
+        manager.waitForStartup(),
+        client.connect(new StdioClientTransport({ ...server, stderr: "ignore" })),
+      ]);
       const router = await lib.createToolRouter({}, { mcp: manager });
       if (!router.toolSupportsParallel(TOOL)) throw new Error(`${TOOL} is not parallel-safe (readOnlyHint missing?)`);
       const sequential = ctx.quick ? 50 : 200;
@@ -61,15 +64,29 @@ export const mcp: Scenario = {
 
       const single = await measure(
         [
-          { id: "rawSeq", label: "raw client.callTool, sequential", run: perCall(async () => { for (let i = 0; i < sequential; i++) await raw(); }) },
-          { id: "oursSeq", label: "runtime submit + drain, sequential", run: perCall(() => oursSequential(sequential)) },
+          {
+            id: "rawSeq",
+            label: "raw client.callTool, sequential",
+            run: perCall(async () => {
+              for (let i = 0; i < sequential; i++) await raw();
+            }),
+          },
+          {
+            id: "oursSeq",
+            label: "runtime submit + drain, sequential",
+            run: perCall(() => oursSequential(sequential)),
+          },
         ],
         ctx.reps,
         "ms/call",
       );
       const batches = await measure(
         [
-          { id: "rawPar", label: `raw client.callTool × ${FAN_OUT}, Promise.all`, run: perBatch(() => Promise.all(Array.from({ length: FAN_OUT }, raw)).then(() => undefined)) },
+          {
+            id: "rawPar",
+            label: `raw client.callTool × ${FAN_OUT}, Promise.all`,
+            run: perBatch(() => Promise.all(Array.from({ length: FAN_OUT }, raw)).then(() => undefined)),
+          },
           { id: "oursPar", label: `runtime × ${FAN_OUT} parallel (readOnlyHint)`, run: perBatch(oursParallel) },
           { id: "oursSeq10", label: `runtime × ${FAN_OUT} sequential`, run: perBatch(() => oursSequential(FAN_OUT)) },
         ],
@@ -82,17 +99,34 @@ export const mcp: Scenario = {
         note: "@modelcontextprotocol/server-everything over stdio, one process per client",
         variants,
         metrics: [
-          metric("seqRatio", "runtime / raw, sequential call", medianOf(variants, "oursSeq") / medianOf(variants, "rawSeq"), "×", {
-            op: "<=",
-            value: 1.1,
-            description: "MCP call overhead within 1.10 of the raw SDK client",
-          }),
-          metric("parRatio", `runtime / raw, ${FAN_OUT} parallel`, medianOf(variants, "oursPar") / medianOf(variants, "rawPar"), "×", {
-            op: "<=",
-            value: 1.1,
-            description: `MCP ${FAN_OUT}-call parallel batch within 1.10 of raw Promise.all`,
-          }),
-          metric("speedup", `runtime ${FAN_OUT} sequential / ${FAN_OUT} parallel`, medianOf(variants, "oursSeq10") / medianOf(variants, "oursPar"), "×"),
+          metric(
+            "seqRatio",
+            "runtime / raw, sequential call",
+            medianOf(variants, "oursSeq") / medianOf(variants, "rawSeq"),
+            "×",
+            {
+              op: "<=",
+              value: 1.1,
+              description: "MCP call overhead within 1.10 of the raw SDK client",
+            },
+          ),
+          metric(
+            "parRatio",
+            `runtime / raw, ${FAN_OUT} parallel`,
+            medianOf(variants, "oursPar") / medianOf(variants, "rawPar"),
+            "×",
+            {
+              op: "<=",
+              value: 1.1,
+              description: `MCP ${FAN_OUT}-call parallel batch within 1.10 of raw Promise.all`,
+            },
+          ),
+          metric(
+            "speedup",
+            `runtime ${FAN_OUT} sequential / ${FAN_OUT} parallel`,
+            medianOf(variants, "oursSeq10") / medianOf(variants, "oursPar"),
+            "×",
+          ),
         ],
       };
     } finally {

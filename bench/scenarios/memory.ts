@@ -56,7 +56,9 @@ function gate(): { wait: () => Promise<string>; release: () => void } {
 }
 
 /** Bytes per queued call, measured while the calls are held, after a collection. */
-async function queuedGrowth(hold: (wait: () => Promise<string>) => Promise<() => Promise<void>>): Promise<{ heap: number; rss: number }> {
+async function queuedGrowth(
+  hold: (wait: () => Promise<string>) => Promise<() => Promise<void>>,
+): Promise<{ heap: number; rss: number }> {
   const g = gate();
   const before = await settled();
   const finish = await hold(g.wait);
@@ -93,7 +95,9 @@ export const memory: Scenario = {
               const runtime = new lib.ToolCallRuntime(router, lib.createTurnContext());
               for (const item of items) runtime.submit(item);
               await new Promise((r) => setImmediate(r));
-              return async () => void (await runtime.drain());
+              return async () => {
+                await runtime.drain();
+              };
             });
             rssPerCall["ours"]?.push(growth.rss);
             return growth.heap;
@@ -105,7 +109,9 @@ export const memory: Scenario = {
           run: async () => {
             const growth = await queuedGrowth(async (wait) => {
               const pending = items.map((item) => (JSON.parse(item.arguments) as unknown, wait()));
-              return async () => void (await Promise.all(pending));
+              return async () => {
+                await Promise.all(pending);
+              };
             });
             rssPerCall["bare"]?.push(growth.rss);
             return growth.heap;
@@ -125,12 +131,18 @@ export const memory: Scenario = {
           run: async () => {
             const runtime = new lib.ToolCallRuntime(shellRouter, lib.createTurnContext());
             const before = await settled();
-            const call = shellRouter.buildToolCall({ type: "function_call", call_id: "big", name: "shell", arguments: JSON.stringify({ command: BIG_ARGV }) });
+            const call = shellRouter.buildToolCall({
+              type: "function_call",
+              call_id: "big",
+              name: "shell",
+              arguments: JSON.stringify({ command: BIG_ARGV }),
+            });
             if (!call) throw new Error("no shell call");
             const { result: outcome, peak } = await peakRss(() => runtime.handleToolCall(call));
             const after = await settled();
             peakMiB["shell50"]?.push(peak / MB);
-            if (!outcome.success) throw new Error(`50 MB command failed: ${JSON.stringify(outcome.item).slice(0, 200)}`);
+            if (!outcome.success)
+              throw new Error(`50 MB command failed: ${JSON.stringify(outcome.item).slice(0, 200)}`);
             return (after.heap - before.heap) / MB;
           },
         },
@@ -150,7 +162,8 @@ export const memory: Scenario = {
       big,
       "MiB",
     );
-    const median = (xs: number[] | undefined): number => [...(xs ?? [0])].sort((a, b) => a - b)[(xs?.length ?? 1) >> 1] ?? 0;
+    const median = (xs: number[] | undefined): number =>
+      [...(xs ?? [0])].sort((a, b) => a - b)[(xs?.length ?? 1) >> 1] ?? 0;
     return {
       status: "ok",
       note: "heap = heapUsed + external after forced GCs; the runtime holds every queued call's record, promise and item",
@@ -158,7 +171,12 @@ export const memory: Scenario = {
       metrics: [
         metric("oursRssPerCall", "runtime RSS growth per queued call", median(rssPerCall["ours"]), "B/call"),
         metric("bareRssPerCall", "bare RSS growth per pending promise", median(rssPerCall["bare"]), "B/call"),
-        metric("queuedHeapMiB", `runtime heap growth for ${QUEUED} queued calls`, (medianOf(queued, "ours") * QUEUED) / MB, "MiB"),
+        metric(
+          "queuedHeapMiB",
+          `runtime heap growth for ${QUEUED} queued calls`,
+          (medianOf(queued, "ours") * QUEUED) / MB,
+          "MiB",
+        ),
         metric("shellPeakMiB", "shell handler, 50 MB printed: peak RSS growth", median(peakMiB["shell50"]), "MiB"),
         metric("rawPeakMiB", "raw spawn, 50 MB printed: peak RSS growth", median(peakMiB["raw50"]), "MiB"),
       ],

@@ -101,7 +101,10 @@ function traceRouter(checker: { current: ScheduleChecker | undefined }): ToolRou
     additionalProperties: false,
   };
   const { specs, registry } = new lib.ToolRegistryBuilder()
-    .pushSpecWithParallelSupport({ type: "function", name: "shared_sleep", description: "Sleeps, shared.", parameters }, true)
+    .pushSpecWithParallelSupport(
+      { type: "function", name: "shared_sleep", description: "Sleeps, shared.", parameters },
+      true,
+    )
     .registerHandler("shared_sleep", handler)
     .pushSpec({ type: "function", name: "exclusive_sleep", description: "Sleeps, exclusive.", parameters })
     .registerHandler("exclusive_sleep", handler)
@@ -133,7 +136,9 @@ export const mixed: Scenario = {
   async run(ctx) {
     const length = ctx.quick ? 100 : 500;
     const trace = makeTrace(SEED, length);
-    const items = trace.map((call, seq) => functionCall(`m${seq}`, call.exclusive ? "exclusive_sleep" : "shared_sleep", { seq, ms: call.ms }));
+    const items = trace.map((call, seq) =>
+      functionCall(`m${seq}`, call.exclusive ? "exclusive_sleep" : "shared_sleep", { seq, ms: call.ms }),
+    );
     const holder: { current: ScheduleChecker | undefined } = { current: undefined };
     const router = traceRouter(holder);
     let violations = 0;
@@ -162,7 +167,11 @@ export const mixed: Scenario = {
             return ms;
           },
         },
-        { id: "bare", label: `bare stage executor, ${length} calls`, run: () => timeMs(() => bareStages(trace, CONCURRENCY)) },
+        {
+          id: "bare",
+          label: `bare stage executor, ${length} calls`,
+          run: () => timeMs(() => bareStages(trace, CONCURRENCY)),
+        },
       ],
       ctx.reps,
       "ms",

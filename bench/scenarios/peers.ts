@@ -26,7 +26,9 @@ async function loadPeers(): Promise<{ peers: PeerAdapter[]; problems: string[] }
       const mod = (await import(pathToFileURL(path.join(PEERS_DIR, `${name}.ts`)).href)) as { peer: PeerAdapter };
       peers.push(mod.peer);
     } catch (err) {
-      problems.push(`${name} not run on Node ${process.version}: ${err instanceof Error ? err.message.split("\n")[0] : String(err)}`);
+      problems.push(
+        `${name} not run on Node ${process.version}: ${err instanceof Error ? err.message.split("\n")[0] : String(err)}`,
+      );
     }
   }
   return { peers, problems };
@@ -63,7 +65,9 @@ export const peers: Scenario = {
           await runOnce(); // fails fast, before the measured loop, if the peer does not work here
           list.push({ id: `${peer.id}.${kind}`, label: `${peer.label}, ${kind}`, run: repeat(runOnce) });
         } catch (err) {
-          problems.push(`${peer.id} ${kind} batch failed: ${err instanceof Error ? err.message.split("\n")[0] : String(err)}`);
+          problems.push(
+            `${peer.id} ${kind} batch failed: ${err instanceof Error ? err.message.split("\n")[0] : String(err)}`,
+          );
         }
       }
       return list;

@@ -61,7 +61,10 @@ function recordedResponse(ws: string): UnknownItem[] {
     fn("call_review", "mcp__demo__slow_review", { topic: "src/app.js exit codes", delay_ms: 1200 }),
     fn("call_words", "mcp__demo__word_count", { text: WORKSPACE_FILES["README.md"] }),
     // Mutating, so it passes the readiness gate; the sleep stands in for a slow build step.
-    fn("call_backup", "shell", { command: ["bash", "-lc", "cp -r src .backup && sleep 0.5 && ls .backup"], workdir: ws }),
+    fn("call_backup", "shell", {
+      command: ["bash", "-lc", "cp -r src .backup && sleep 0.5 && ls .backup"],
+      workdir: ws,
+    }),
     { type: "custom_tool_call", call_id: "call_patch", name: "apply_patch", input: PATCH },
     fn("call_check", "shell", { command: ["grep", "-n", "return", "src/app.js"], workdir: ws }),
   ];
@@ -71,7 +74,10 @@ function recordedResponse(ws: string): UnknownItem[] {
 function demoServerLaunch(): { command: string; args: string[] } {
   const here = fileURLToPath(import.meta.url);
   if (here.endsWith(".ts")) {
-    return { command: process.execPath, args: ["--import", import.meta.resolve("tsx"), path.join(path.dirname(here), "demo/server.ts")] };
+    return {
+      command: process.execPath,
+      args: ["--import", import.meta.resolve("tsx"), path.join(path.dirname(here), "demo/server.ts")],
+    };
   }
   return { command: process.execPath, args: [path.join(path.dirname(here), "demo/server.js")] };
 }
@@ -117,7 +123,9 @@ export async function runDemo(opts: { logLevel?: string | undefined } = {}): Pro
   let mcp: McpConnectionManager | undefined;
   // Ctrl-C aborts the turn (outputs and summary still shown) and still removes the workspace.
   const interrupt = new AbortController();
-  const stopHandlingSignals = onInterrupt(() => interrupt.abort());
+  const stopHandlingSignals = onInterrupt(() => {
+    interrupt.abort();
+  });
   try {
     for (const [file, text] of Object.entries(WORKSPACE_FILES)) {
       await mkdir(path.dirname(path.join(ws, file)), { recursive: true });
@@ -127,9 +135,14 @@ export async function runDemo(opts: { logLevel?: string | undefined } = {}): Pro
     mcp = McpConnectionManager.start({ demo: demoServerLaunch() }, { logger });
     await interruptible(mcp.waitForStartup());
     const router = await createToolRouter({}, { mcp, logger });
-    out.write(`tools: ${router.specs().map((s) => (s.spec.type === "local_shell" ? "local_shell" : s.spec.name)).join(", ")}\n\n`);
+    out.write(
+      `tools: ${router
+        .specs()
+        .map((s) => (s.spec.type === "local_shell" ? "local_shell" : s.spec.name))
+        .join(", ")}\n\n`,
+    );
 
-    const status = new LiveStatus(out, out.isTTY === true);
+    const status = new LiveStatus(out, out.isTTY);
     const spans = new Map<string, { begin: number; end: number }>();
     const onEvent = (event: ToolEvent): void => {
       if (event.type === "tool_call_begin") spans.set(event.callId, { begin: now(), end: Infinity });
@@ -159,7 +172,9 @@ export async function runDemo(opts: { logLevel?: string | undefined } = {}): Pro
 
     out.write("\noutputs (in call order):\n");
     for (const o of outcomes) {
-      out.write(`\n  ${o.callId} ${o.toolName} ${o.success ? "ok" : "FAILED"}\n${preview(outputText(o.item.output))}\n`);
+      out.write(
+        `\n  ${o.callId} ${o.toolName} ${o.success ? "ok" : "FAILED"}\n${preview(outputText(o.item.output))}\n`,
+      );
     }
     const handlerMs = outcomes.reduce((sum, o) => sum + o.timing.handlerMs, 0);
     const overlaps = exclusiveOverlaps(outcomes, exclusive, spans);

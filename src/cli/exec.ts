@@ -8,7 +8,15 @@ import { FatalToolCallError, ToolCallRuntime } from "../runtime/index.js";
 import type { ToolEvent } from "../turn/index.js";
 import { errorMessage, isRecord } from "../util/index.js";
 import { ConfigError } from "./config.js";
-import { EXIT_ABORTED, EXIT_FATAL, EXIT_OK, onInterrupt, openSession, stderrLogger, type CommonOptions } from "./session.js";
+import {
+  EXIT_ABORTED,
+  EXIT_FATAL,
+  EXIT_OK,
+  onInterrupt,
+  openSession,
+  stderrLogger,
+  type CommonOptions,
+} from "./session.js";
 
 export interface ExecOptions extends CommonOptions {
   /** Read items from this file instead of stdin. */
@@ -23,8 +31,13 @@ function say(message: string): void {
 
 function writeOut(text: string): Promise<void> {
   return new Promise((resolve) => {
-    if (text === "") return resolve();
-    process.stdout.write(text, () => resolve());
+    if (text === "") {
+      resolve();
+      return;
+    }
+    process.stdout.write(text, () => {
+      resolve();
+    });
   });
 }
 
@@ -38,8 +51,8 @@ export async function runExec(opts: ExecOptions): Promise<number> {
   let input: Readable = process.stdin;
   if (opts.inputFile !== undefined) {
     const file = path.resolve(opts.inputFile);
-    const handle = await open(file, "r").catch((err: Error) => {
-      throw new ConfigError(`cannot read input file: ${err.message}`);
+    const handle = await open(file, "r").catch((err: unknown) => {
+      throw new ConfigError(`cannot read input file: ${errorMessage(err)}`);
     });
     input = handle.createReadStream();
   }

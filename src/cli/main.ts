@@ -43,7 +43,12 @@ const common = {
 type Command = (args: string[]) => Promise<number>;
 
 function parse<O extends NonNullable<ParseArgsConfig["options"]>>(args: string[], options: O, positionals = 0) {
-  const parsed = parseArgs({ args, options: { ...common, ...options }, allowPositionals: positionals > 0, strict: true });
+  const parsed = parseArgs({
+    args,
+    options: { ...common, ...options },
+    allowPositionals: positionals > 0,
+    strict: true,
+  });
   if (parsed.positionals.length > positionals) {
     throw new ConfigError(`unexpected argument: ${parsed.positionals[positionals] ?? ""}`);
   }
@@ -101,7 +106,8 @@ async function main(argv: string[]): Promise<number> {
       return EXIT_ABORTED;
     }
     // parseArgs throws TypeErrors with a code for unknown options and missing values.
-    const usage = err instanceof ConfigError || (err as { code?: unknown }).code?.toString().startsWith("ERR_PARSE_ARGS");
+    const usage =
+      err instanceof ConfigError || (err as { code?: unknown }).code?.toString().startsWith("ERR_PARSE_ARGS");
     process.stderr.write(`toolcall ${name}: ${errorMessage(err)}\n`);
     return usage ? EXIT_USAGE : EXIT_FATAL;
   }

@@ -15,7 +15,8 @@ export interface ServeMcpOptions extends CommonOptions {
 
 function parsePort(value: string): number {
   const port = Number(value);
-  if (!/^\d+$/.test(value) || port > 65535) throw new ConfigError(`--http: expected a port in 0..65535, got ${JSON.stringify(value)}`);
+  if (!/^\d+$/.test(value) || port > 65535)
+    throw new ConfigError(`--http: expected a port in 0..65535, got ${JSON.stringify(value)}`);
   return port;
 }
 
@@ -64,7 +65,9 @@ async function serveHttp(service: McpToolService, port: number, version: string)
   });
   await new Promise<void>((resolve, reject) => {
     http.once("error", reject);
-    http.listen(port, "127.0.0.1", () => resolve());
+    http.listen(port, "127.0.0.1", () => {
+      resolve();
+    });
   });
   const bound = (http.address() as AddressInfo).port;
   allowedHosts = [`127.0.0.1:${bound}`, `localhost:${bound}`];
@@ -72,7 +75,11 @@ async function serveHttp(service: McpToolService, port: number, version: string)
   return async () => {
     for (const transport of [...transports.values()]) await transport.close();
     http.closeAllConnections();
-    await new Promise<void>((resolve) => http.close(() => resolve()));
+    await new Promise<void>((resolve) =>
+      http.close(() => {
+        resolve();
+      }),
+    );
   };
 }
 
@@ -83,12 +90,18 @@ export async function runServeMcp(opts: ServeMcpOptions & { version: string }): 
   const port = opts.http !== undefined ? parsePort(opts.http) : undefined;
   let service: McpToolService | undefined;
   const session = await openSession({ ...opts, onEvent: (event) => service?.onEvent(event) });
-  service = new McpToolService({ router: session.router, turn: session.turn, maxConcurrency: session.config.runtime.maxConcurrency });
+  service = new McpToolService({
+    router: session.router,
+    turn: session.turn,
+    maxConcurrency: session.config.runtime.maxConcurrency,
+  });
   let stopTransport: () => Promise<void>;
   let stopped!: () => void;
   const done = new Promise<void>((resolve) => (stopped = resolve));
   // Before the transport starts: from here on the MCP servers must be closed, never orphaned.
-  const stopHandlingSignals = onInterrupt(() => stopped());
+  const stopHandlingSignals = onInterrupt(() => {
+    stopped();
+  });
   try {
     if (port !== undefined) {
       stopTransport = await serveHttp(service, port, opts.version).catch((err: unknown) => {
@@ -98,7 +111,9 @@ export async function runServeMcp(opts: ServeMcpOptions & { version: string }): 
       const server = createMcpServer(service, { version: opts.version });
       const transport = new StdioServerTransport();
       await server.connect(transport);
-      process.stdin.once("end", () => stopped());
+      process.stdin.once("end", () => {
+        stopped();
+      });
       stopTransport = () => server.close();
     }
     await done;

@@ -1,6 +1,6 @@
 import path from "node:path";
 import { stat } from "node:fs/promises";
-import { pino, type Logger, type Level } from "pino";
+import { pino, type Logger } from "pino";
 import { McpConnectionManager } from "../mcp/index.js";
 import type { ToolRouter } from "../router/index.js";
 import { createToolRouter } from "../toolset.js";
@@ -49,7 +49,9 @@ export function onInterrupt(onSignal: (signal: NodeJS.Signals) => void): () => v
 export async function interruptible<T>(work: Promise<T>, cleanup?: () => Promise<void>): Promise<T> {
   let stop = (): void => {};
   const interrupted = new Promise<never>((_, reject) => {
-    stop = onInterrupt((signal) => reject(new InterruptedError(signal)));
+    stop = onInterrupt((signal) => {
+      reject(new InterruptedError(signal));
+    });
   });
   try {
     return await Promise.race([work, interrupted]);
@@ -118,7 +120,7 @@ export function stderrLogger(level: string | undefined): Logger {
   if (!LEVELS.includes(chosen)) {
     throw new ConfigError(`--log-level: expected one of ${LEVELS.join(", ")}, got ${JSON.stringify(chosen)}`);
   }
-  return pino({ name: "toolcall", level: chosen as Level }, pino.destination({ dest: 2, sync: true }));
+  return pino({ name: "toolcall", level: chosen }, pino.destination({ dest: 2, sync: true }));
 }
 
 async function resolveCwd(dir: string | undefined): Promise<string> {
@@ -152,10 +154,12 @@ export async function openSession(
     const { failed } = await interruptible(started.waitForStartup(), () => started.close());
     for (const f of failed) process.stderr.write(`toolcall: MCP server '${f.server}' failed to start: ${f.error}\n`);
   }
-  const router = await createToolRouter(config.tools, { logger, ...(mcp ? { mcp } : {}) }).catch(async (err: unknown) => {
-    await mcp?.close();
-    throw err;
-  });
+  const router = await createToolRouter(config.tools, { logger, ...(mcp ? { mcp } : {}) }).catch(
+    async (err: unknown) => {
+      await mcp?.close();
+      throw err;
+    },
+  );
   const turn = createTurnContext({
     cwd,
     logger,

@@ -33,7 +33,10 @@ export class LiveStatus {
     private readonly tty: boolean,
   ) {
     // Running calls' clocks tick on a TTY; the plain form only prints changes.
-    if (tty) this.timer = setInterval(() => this.draw(), 100).unref();
+    if (tty)
+      this.timer = setInterval(() => {
+        this.draw();
+      }, 100).unref();
   }
 
   add(callId: string, label: string, exclusive: boolean): void {

@@ -172,10 +172,17 @@ const JSON_DIALECT: Dialect = {
 function validateServers(raw: unknown, dialect: Dialect, file: string | undefined): McpServersConfig {
   const where = file ? `${file}: ` : "";
   if (!isTable(raw)) {
-    throw new McpConfigError(`${where}${dialect.table} must be a table of servers, got ${describe(raw)}`, file, undefined, undefined);
+    throw new McpConfigError(
+      `${where}${dialect.table} must be a table of servers, got ${describe(raw)}`,
+      file,
+      undefined,
+      undefined,
+    );
   }
   const out: McpServersConfig = {};
-  const byKey = new Map(Object.keys(FIELDS).map((f) => [dialect.keyOf(f as keyof McpServerConfig), f as keyof McpServerConfig]));
+  const byKey = new Map(
+    Object.keys(FIELDS).map((f) => [dialect.keyOf(f as keyof McpServerConfig), f as keyof McpServerConfig]),
+  );
   for (const [server, body] of Object.entries(raw)) {
     const fail = (key: string | undefined, expected: string, got?: string): never => {
       const path = key === undefined ? `${dialect.table}.${server}` : `${dialect.table}.${server}.${key}`;
@@ -188,7 +195,8 @@ function validateServers(raw: unknown, dialect: Dialect, file: string | undefine
       const field = byKey.get(key);
       if (field) {
         if (!fits(FIELDS[field], value)) fail(key, EXPECTED[FIELDS[field]], describe(value));
-        (config as Record<string, unknown>)[field] = FIELDS[field] === "envNames" ? (value as EnvVarEntry[]).map(envVarName) : value;
+        (config as Record<string, unknown>)[field] =
+          FIELDS[field] === "envNames" ? (value as EnvVarEntry[]).map(envVarName) : value;
         continue;
       }
       if (dialect.extra?.(key, value, config, (k, e) => fail(k, e, describe(value)))) continue;
@@ -199,18 +207,23 @@ function validateServers(raw: unknown, dialect: Dialect, file: string | undefine
     }
     if (config.startupTimeoutMs !== undefined) {
       if (config.startupTimeoutSec !== undefined) {
-        fail(dialect.keyOf("startupTimeoutMs"), `either ${dialect.keyOf("startupTimeoutSec")} or ${dialect.keyOf("startupTimeoutMs")}, not both`);
+        fail(
+          dialect.keyOf("startupTimeoutMs"),
+          `either ${dialect.keyOf("startupTimeoutSec")} or ${dialect.keyOf("startupTimeoutMs")}, not both`,
+        );
       }
       config.startupTimeoutSec = config.startupTimeoutMs / 1000;
       delete config.startupTimeoutMs;
     }
     if (config.command !== undefined) {
       for (const f of ["url", "bearerTokenEnvVar", "httpHeaders", "envHttpHeaders"] as const) {
-        if (config[f] !== undefined) fail(dialect.keyOf(f), `no ${dialect.keyOf(f)} for a stdio server (it has "${dialect.keyOf("command")}")`);
+        if (config[f] !== undefined)
+          fail(dialect.keyOf(f), `no ${dialect.keyOf(f)} for a stdio server (it has "${dialect.keyOf("command")}")`);
       }
     } else {
       for (const f of ["args", "env", "envVars", "cwd"] as const) {
-        if (config[f] !== undefined) fail(dialect.keyOf(f), `no ${dialect.keyOf(f)} for an HTTP server (it has "${dialect.keyOf("url")}")`);
+        if (config[f] !== undefined)
+          fail(dialect.keyOf(f), `no ${dialect.keyOf(f)} for an HTTP server (it has "${dialect.keyOf("url")}")`);
       }
       try {
         const u = new URL(config.url as string);
@@ -233,7 +246,7 @@ export function validateMcpServersConfig(servers: unknown): McpServersConfig {
 export function parseMcpConfigToml(text: string, file = "<toml>"): McpServersConfig {
   let doc: Record<string, unknown>;
   try {
-    doc = parseToml(text) as Record<string, unknown>;
+    doc = parseToml(text);
   } catch (err) {
     throw new McpConfigError(`${file}: invalid TOML: ${errorMessage(err)}`, file, undefined, undefined);
   }
@@ -248,14 +261,16 @@ export function parseMcpConfigJson(text: string, file = "<json>"): McpServersCon
   } catch (err) {
     throw new McpConfigError(`${file}: invalid JSON: ${errorMessage(err)}`, file, undefined, undefined);
   }
-  if (!isRecord(doc)) throw new McpConfigError(`${file}: expected a JSON object with "mcpServers"`, file, undefined, undefined);
+  if (!isRecord(doc))
+    throw new McpConfigError(`${file}: expected a JSON object with "mcpServers"`, file, undefined, undefined);
   return doc["mcpServers"] === undefined ? {} : validateServers(doc["mcpServers"], JSON_DIALECT, file);
 }
 
 /** Reads a `.toml` or `.json` config file (chosen by extension). */
 export async function loadMcpConfig(file: string): Promise<McpServersConfig> {
   const parse = file.endsWith(".toml") ? parseMcpConfigToml : file.endsWith(".json") ? parseMcpConfigJson : undefined;
-  if (!parse) throw new McpConfigError(`${file}: expected a .toml or .json MCP config file`, file, undefined, undefined);
+  if (!parse)
+    throw new McpConfigError(`${file}: expected a .toml or .json MCP config file`, file, undefined, undefined);
   let text: string;
   try {
     text = await readFile(file, "utf8");

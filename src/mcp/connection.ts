@@ -110,10 +110,13 @@ export class McpConnection {
     this.opening.add(opening);
     const attempt = this.open(controller.signal, opening);
     const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        controller.abort();
-        reject(new Error(`timed out after ${seconds}s waiting for initialize and tools/list`));
-      }, timerDelay(seconds * 1000));
+      timer = setTimeout(
+        () => {
+          controller.abort();
+          reject(new Error(`timed out after ${seconds}s waiting for initialize and tools/list`));
+        },
+        timerDelay(seconds * 1000),
+      );
     });
     try {
       const session = await Promise.race([attempt, deadline]);
@@ -158,7 +161,9 @@ export class McpConnection {
       this.session = undefined;
       this.logger.warn({ server: this.name, reason: this.deathReason }, "MCP server connection ended");
     };
-    session.client.onerror = (err) => this.logger.debug({ err, server: this.name }, "MCP transport error");
+    session.client.onerror = (err) => {
+      this.logger.debug({ err, server: this.name }, "MCP transport error");
+    };
   }
 
   private listTools(client: Client, signal?: AbortSignal): Promise<Tool[]> {
@@ -233,10 +238,10 @@ export class McpConnection {
     if (err instanceof McpCallError) return err;
     // The SDK rejects an aborted request with a RequestTimeout error too.
     if (signal?.aborted) return new McpCallError(`${what} aborted`);
-    if (err instanceof McpError && err.code === ErrorCode.RequestTimeout) {
+    if (err instanceof McpError && err.code === (ErrorCode.RequestTimeout as number)) {
       return new McpCallError(`timed out awaiting ${what} after ${formatSecondsExact(timeoutMs)}s`, true);
     }
-    if (err instanceof McpError && err.code === ErrorCode.ConnectionClosed && this.deathReason) {
+    if (err instanceof McpError && err.code === (ErrorCode.ConnectionClosed as number) && this.deathReason) {
       return new McpCallError(`MCP server '${this.name}' exited during ${what} (${this.deathReason})`);
     }
     return new McpCallError(errorMessage(err));
@@ -246,7 +251,11 @@ export class McpConnection {
   callTool(tool: string, args: Record<string, unknown> | undefined, opts: CallOptions = {}): Promise<CallToolResult> {
     const timeoutMs = opts.timeoutMs ?? this.toolTimeoutMs;
     const params = args === undefined ? { name: tool } : { name: tool, arguments: args };
-    const options: RequestOptions = { timeout: timeoutMs, resetTimeoutOnProgress: true, onprogress: opts.onProgress ?? ignoreProgress };
+    const options: RequestOptions = {
+      timeout: timeoutMs,
+      resetTimeoutOnProgress: true,
+      onprogress: opts.onProgress ?? ignoreProgress,
+    };
     if (opts.signal) options.signal = opts.signal;
     const session = this.session; // unset once closed or dead: then client() says why or restarts
     const result = session
@@ -261,7 +270,11 @@ export class McpConnection {
    * The SDK adds an abort listener per request and never removes it; a listing follows many
    * pages under one signal, so each request gets its own signal, unlinked when it settles.
    */
-  private async request<T>(what: string, signal: AbortSignal | undefined, run: (c: Client, o: RequestOptions) => Promise<T>): Promise<T> {
+  private async request<T>(
+    what: string,
+    signal: AbortSignal | undefined,
+    run: (c: Client, o: RequestOptions) => Promise<T>,
+  ): Promise<T> {
     const timeout = this.toolTimeoutMs;
     const own = signal && new AbortController();
     const forward = (): void => own?.abort(signal?.reason);
@@ -281,7 +294,9 @@ export class McpConnection {
   }
 
   listResourceTemplates(cursor?: string, signal?: AbortSignal): Promise<ListResourceTemplatesResult> {
-    return this.request("resources/templates/list", signal, (c, o) => c.listResourceTemplates(cursor === undefined ? {} : { cursor }, o));
+    return this.request("resources/templates/list", signal, (c, o) =>
+      c.listResourceTemplates(cursor === undefined ? {} : { cursor }, o),
+    );
   }
 
   readResource(uri: string, signal?: AbortSignal): Promise<ReadResourceResult> {
@@ -296,6 +311,9 @@ export class McpConnection {
     const starting = [...this.opening].flatMap((o) => (o.session ? [o.session] : []));
     await Promise.all(starting.map((s) => s.client.close().catch(() => undefined)));
     await this.restarting?.catch(() => undefined);
-    if (session) await session.client.close().catch((err: unknown) => this.logger.debug({ err, server: this.name }, "MCP close failed"));
+    if (session)
+      await session.client.close().catch((err: unknown) => {
+        this.logger.debug({ err, server: this.name }, "MCP close failed");
+      });
   }
 }

@@ -7,7 +7,12 @@ import { McpCallError, type CallOptions } from "./connection.js";
 
 /** What the handler needs from the manager (kept narrow so the handler is easy to test). */
 export interface McpToolCaller {
-  callTool(server: string, tool: string, args: Record<string, unknown> | undefined, opts?: CallOptions): Promise<CallToolResult>;
+  callTool(
+    server: string,
+    tool: string,
+    args: Record<string, unknown> | undefined,
+    opts?: CallOptions,
+  ): Promise<CallToolResult>;
 }
 
 /**
@@ -16,12 +21,12 @@ export interface McpToolCaller {
  * timeout, which progress notifications reset. Failures answer the model with
  * `tool call error: ...` or `timed out awaiting tools/call after {N}s`.
  */
-export class McpHandler implements ToolHandler<unknown> {
+export class McpHandler implements ToolHandler {
   readonly kind = "mcp" as const;
 
   constructor(private readonly caller: McpToolCaller) {}
 
-  async handle(inv: ToolInvocation<unknown>): Promise<ToolOutput> {
+  async handle(inv: ToolInvocation): Promise<ToolOutput> {
     // The router hands this handler mcp payloads only: it refuses any other as fatal (`handlerMatchesKind`).
     const { server, tool } = inv.payload as Extract<ToolPayload, { kind: "mcp" }>;
     if (inv.args !== undefined && !isRecord(inv.args)) {
@@ -38,14 +43,15 @@ export class McpHandler implements ToolHandler<unknown> {
         signal: inv.signal,
         onProgress:
           base &&
-          ((p) =>
+          ((p) => {
             emitEvent(turn, {
               type: "mcp_tool_call_progress",
               ...base,
               progress: p.progress,
               ...(p.total !== undefined && { total: p.total }),
               ...(p.message !== undefined && { message: p.message }),
-            })),
+            });
+          }),
       });
       success = result.isError !== true;
       return { kind: "mcp", result };
@@ -55,7 +61,8 @@ export class McpHandler implements ToolHandler<unknown> {
       }
       throw FunctionCallError.respondToModel(`tool call error: ${errorMessage(err)}`);
     } finally {
-      if (base) emitEvent(turn, { type: "mcp_tool_call_end", ...base, success, durationMs: performance.now() - started });
+      if (base)
+        emitEvent(turn, { type: "mcp_tool_call_end", ...base, success, durationMs: performance.now() - started });
     }
   }
 }

@@ -51,7 +51,10 @@ type StartupEvent =
 
 /** `waitForStartup()` rejects with this when a `required` server failed. */
 export class McpStartupError extends Error {
-  constructor(readonly summary: McpStartupSummary, readonly requiredFailures: Array<{ server: string; error: string }>) {
+  constructor(
+    readonly summary: McpStartupSummary,
+    readonly requiredFailures: Array<{ server: string; error: string }>,
+  ) {
     super(requiredFailures.map((f) => `required MCP server '${f.server}' failed to start: ${f.error}`).join("; "));
     this.name = "McpStartupError";
   }
@@ -72,7 +75,10 @@ export class McpConnectionManager implements McpToolSource {
   private readonly summary: Promise<McpStartupSummary>;
   private readonly logger: Logger;
 
-  private constructor(servers: McpServersConfig, private readonly opts: McpConnectionManagerOptions) {
+  private constructor(
+    servers: McpServersConfig,
+    private readonly opts: McpConnectionManagerOptions,
+  ) {
     this.logger = opts.logger ?? defaultLogger();
     this.handler = new McpHandler(this);
     const limit = pLimit(opts.maxParallelStartups ?? 8);
@@ -87,7 +93,9 @@ export class McpConnectionManager implements McpToolSource {
       name,
       config,
       logger: this.logger.child({ mcpServer: name }),
-      onToolsChanged: () => this.rebuildTools(),
+      onToolsChanged: () => {
+        this.rebuildTools();
+      },
       restartBackoffMs: this.opts.restartBackoffMs,
     });
     this.emit({ type: "mcp_startup_update", server: name, status: "starting" });
@@ -115,7 +123,7 @@ export class McpConnectionManager implements McpToolSource {
   }
 
   private emit(event: StartupEvent): void {
-    emitEvent({ onEvent: this.opts.onEvent, logger: this.logger }, { callId: "", toolName: "", ...event } as ToolEvent);
+    emitEvent({ onEvent: this.opts.onEvent, logger: this.logger }, { callId: "", toolName: "", ...event });
   }
 
   private async summarize(): Promise<McpStartupSummary> {
@@ -198,14 +206,26 @@ export class McpConnectionManager implements McpToolSource {
    * Calls `tool` (its raw name) on `server`; errors are `McpCallError`s with the model-facing
    * text. A ready server is called without awaiting its start-up again (the hot path).
    */
-  callTool(server: string, tool: string, args: Record<string, unknown> | undefined, opts: CallOptions = {}): Promise<CallToolResult> {
+  callTool(
+    server: string,
+    tool: string,
+    args: Record<string, unknown> | undefined,
+    opts: CallOptions = {},
+  ): Promise<CallToolResult> {
     const record = this.servers.get(server);
     if (record?.ready) return this.callOn(record, server, tool, args, opts);
     return this.readyServer(server).then((r) => this.callOn(r, server, tool, args, opts));
   }
 
-  private callOn(record: ServerRecord, server: string, tool: string, args: Record<string, unknown> | undefined, opts: CallOptions): Promise<CallToolResult> {
-    if (!record.allowed(tool)) return Promise.reject(new McpCallError(`tool '${tool}' is disabled for MCP server '${server}'`));
+  private callOn(
+    record: ServerRecord,
+    server: string,
+    tool: string,
+    args: Record<string, unknown> | undefined,
+    opts: CallOptions,
+  ): Promise<CallToolResult> {
+    if (!record.allowed(tool))
+      return Promise.reject(new McpCallError(`tool '${tool}' is disabled for MCP server '${server}'`));
     return record.connection.callTool(tool, args, opts);
   }
 
@@ -213,7 +233,11 @@ export class McpConnectionManager implements McpToolSource {
     return (await this.connection(server)).listResources(cursor, signal);
   }
 
-  async listResourceTemplates(server: string, cursor?: string, signal?: AbortSignal): Promise<ListResourceTemplatesResult> {
+  async listResourceTemplates(
+    server: string,
+    cursor?: string,
+    signal?: AbortSignal,
+  ): Promise<ListResourceTemplatesResult> {
     return (await this.connection(server)).listResourceTemplates(cursor, signal);
   }
 
@@ -246,7 +270,10 @@ export class McpConnectionManager implements McpToolSource {
       servers.map(async (server) => {
         try {
           const connection = await this.connection(server);
-          return [server, await collectPages(`${what} ${server}`, (cursor) => page(connection, cursor), this.logger)] as const;
+          return [
+            server,
+            await collectPages(`${what} ${server}`, (cursor) => page(connection, cursor), this.logger),
+          ] as const;
         } catch (err) {
           if (!signal?.aborted) this.logger.warn({ err, server }, `${what} failed for MCP server`);
           return undefined;
@@ -261,4 +288,3 @@ export class McpConnectionManager implements McpToolSource {
     await Promise.all([...this.servers.values()].map((r) => r.connection.close()));
   }
 }
-

@@ -62,7 +62,11 @@ export class ProcessGroupStdioTransport implements Transport {
         detached: true, // own process group, see class comment
       });
       this.child = child;
-      this.exited = new Promise((done) => child.once("close", () => done()));
+      this.exited = new Promise((done) =>
+        child.once("close", () => {
+          done();
+        }),
+      );
       child.once("error", (err) => {
         reject(new Error(`failed to launch ${this.launch.command}: ${err.message}`));
         this.onerror?.(err);
@@ -84,7 +88,9 @@ export class ProcessGroupStdioTransport implements Transport {
       });
       child.stdin?.on("error", (err) => this.onerror?.(err));
       child.stdout?.on("error", (err) => this.onerror?.(err));
-      child.stdout?.on("data", (chunk: Buffer) => this.receive(chunk));
+      child.stdout?.on("data", (chunk: Buffer) => {
+        this.receive(chunk);
+      });
       child.stderr?.on("data", (chunk: Buffer) => {
         this.stderrTail = (this.stderrTail + chunk.toString("utf8")).slice(-STDERR_TAIL);
       });
@@ -138,7 +144,9 @@ export class ProcessGroupStdioTransport implements Transport {
       return;
     }
     this.held = messages;
-    setImmediate(() => this.deliverHeld(false));
+    setImmediate(() => {
+      this.deliverHeld(false);
+    });
   }
 
   /** `all`: the stream ended, so nothing may wait any longer. */
@@ -146,7 +154,10 @@ export class ProcessGroupStdioTransport implements Transport {
     const held = this.held;
     this.held = undefined;
     if (!held) return;
-    if (!all) return this.deliver(held);
+    if (!all) {
+      this.deliver(held);
+      return;
+    }
     for (const message of held) this.onmessage?.(message);
   }
 

@@ -49,7 +49,11 @@ function providerSchema(schema: JsonSchema): JsonSchema {
  * Qualifies every listed tool and builds its record. `previous` is the table being replaced:
  * an unchanged schema keeps its object, so the router's compiled validator is reused.
  */
-export function buildToolTable(listings: readonly ServerListing[], previous: ReadonlyMap<string, McpToolInfo>, logger: Logger): ToolTable {
+export function buildToolTable(
+  listings: readonly ServerListing[],
+  previous: ReadonlyMap<string, McpToolInfo>,
+  logger: Logger,
+): ToolTable {
   type Entry = { server: string; tool: string; def: Tool; config: McpServerConfig; allowed: boolean };
   const allowed: Entry[] = [];
   const filtered: Entry[] = [];
@@ -61,7 +65,9 @@ export function buildToolTable(listings: readonly ServerListing[], previous: Rea
   }
   // Filtered tools are qualified after every allowed one, so they never change an allowed
   // tool's name or collision hash; they only get names of their own for `resolve`.
-  const qualified = qualifyTools([...allowed, ...filtered], (raw) => logger.warn({ tool: raw }, "MCP server listed a tool twice"));
+  const qualified = qualifyTools([...allowed, ...filtered], (raw) => {
+    logger.warn({ tool: raw }, "MCP server listed a tool twice");
+  });
   const table: ToolTable = { tools: new Map(), disabled: new Map(), specs: [] };
   for (const [name, { server, tool, def, config, allowed: isAllowed }] of qualified) {
     if (!isAllowed) {
@@ -83,7 +89,14 @@ export function buildToolTable(listings: readonly ServerListing[], previous: Rea
       parameters: providerSchema(inputSchema),
       strict: false,
     };
-    const info: McpToolInfo = { server, tool, inputSchema, supportsParallel, spec, ...(def.annotations && { annotations: def.annotations }) };
+    const info: McpToolInfo = {
+      server,
+      tool,
+      inputSchema,
+      supportsParallel,
+      spec,
+      ...(def.annotations && { annotations: def.annotations }),
+    };
     table.tools.set(name, Object.freeze(info));
     table.specs.push({ spec, supportsParallelToolCalls: supportsParallel });
   }

@@ -26,7 +26,11 @@ export interface ConnectOptions {
  * Connects a new client to the server `config` describes: stdio for a `command`, otherwise
  * Streamable HTTP, falling back to SSE when the server refuses it as legacy servers do.
  */
-export async function connectClient(server: string, config: McpServerConfig, opts: ConnectOptions): Promise<ClientSession> {
+export async function connectClient(
+  server: string,
+  config: McpServerConfig,
+  opts: ConnectOptions,
+): Promise<ClientSession> {
   const { signal } = opts;
   if (config.command !== undefined) {
     const stdio = sessionOver(new ProcessGroupStdioTransport(stdioLaunch(config.command, config)), opts);
@@ -73,7 +77,12 @@ export function exitDescription(transport: Transport): string | undefined {
 
 function stdioLaunch(command: string, config: McpServerConfig): StdioLaunch {
   const env = serverEnv(config);
-  return { command, ...(config.args && { args: config.args }), ...(env && { env }), ...(config.cwd && { cwd: config.cwd }) };
+  return {
+    command,
+    ...(config.args && { args: config.args }),
+    ...(env && { env }),
+    ...(config.cwd && { cwd: config.cwd }),
+  };
 }
 
 /**
@@ -112,7 +121,7 @@ function httpHeaders(config: McpServerConfig): Record<string, string> {
 /** Header names are case-insensitive: a later setting replaces an earlier one, whatever its case. */
 function setHeader(headers: Record<string, string>, name: string, value: string): void {
   const lower = name.toLowerCase();
-  for (const key of Object.keys(headers)) if (key.toLowerCase() === lower) delete headers[key];
+  for (const key of Object.keys(headers)) if (key.toLowerCase() === lower) Reflect.deleteProperty(headers, key);
   headers[name] = value;
 }
 

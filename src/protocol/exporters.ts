@@ -75,7 +75,12 @@ export function toChatCompletionsTools(specs: SpecList): ChatCompletionsTool[] {
           name: spec.name,
           description: spec.description,
           ...(spec.format
-            ? { format: { type: "grammar" as const, grammar: { syntax: spec.format.syntax, definition: spec.format.definition } } }
+            ? {
+                format: {
+                  type: "grammar" as const,
+                  grammar: { syntax: spec.format.syntax, definition: spec.format.definition },
+                },
+              }
             : {}),
         },
       });
@@ -104,7 +109,9 @@ export function toMcpTools(specs: SpecList): McpToolDescription[] {
         inputSchema: { ...spec.parameters, type: "object" },
       });
     } else if (spec.type === "custom") {
-      const grammar = spec.format ? `\n\nThe input follows this ${spec.format.syntax} grammar:\n${spec.format.definition}` : "";
+      const grammar = spec.format
+        ? `\n\nThe input follows this ${spec.format.syntax} grammar:\n${spec.format.definition}`
+        : "";
       out.push({
         name: spec.name,
         description: spec.description,

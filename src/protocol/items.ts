@@ -41,9 +41,7 @@ export interface UnknownItem {
   [key: string]: unknown;
 }
 
-export type ContentItem =
-  | { type: "input_text"; text: string }
-  | { type: "input_image"; image_url: string };
+export type ContentItem = { type: "input_text"; text: string } | { type: "input_image"; image_url: string };
 
 /** What goes back to the model: items the Responses API accepts verbatim as input. */
 export type ResponseInputItem =

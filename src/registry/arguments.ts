@@ -7,14 +7,16 @@ import { FunctionCallError, texts, type JsonSchema } from "../protocol/index.js"
 import { errorMessage } from "../util/index.js";
 
 // ajv-formats ships CJS with a default export object.
-const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
+/** Each dialect has its own class over ajv's core. */
+type AnyAjv = Ajv | Ajv2019 | Ajv2020;
+const addFormats = addFormatsModule as unknown as <A extends AnyAjv>(ajv: A) => A;
 
 export type SchemaDialect = "draft-07" | "2019-09" | "2020-12";
 
 /** Validates parsed arguments; returns the model-facing problems, empty when valid. */
 export type ArgumentValidator = (args: unknown) => string[];
 
-function makeAjv(dialect: SchemaDialect): Ajv {
+function makeAjv(dialect: SchemaDialect): AnyAjv {
   const options = {
     strict: false, // real-world schemas carry unknown keywords and formats
     allErrors: true,
@@ -39,8 +41,10 @@ function dialectOf(schema: JsonSchema, fallback: SchemaDialect): SchemaDialect {
 export function describeSchemaError(err: ErrorObject): string {
   const base = err.instancePath === "" ? "/" : err.instancePath;
   if (err.keyword === "additionalProperties" || err.keyword === "unevaluatedProperties") {
-    const key = String((err.params as { additionalProperty?: string; unevaluatedProperty?: string }).additionalProperty ??
-      (err.params as { unevaluatedProperty?: string }).unevaluatedProperty);
+    const key = String(
+      (err.params as { additionalProperty?: string; unevaluatedProperty?: string }).additionalProperty ??
+        (err.params as { unevaluatedProperty?: string }).unevaluatedProperty,
+    );
     const path = err.instancePath === "" ? `/${key}` : `${err.instancePath}/${key}`;
     return `${path} is not an allowed property`;
   }
@@ -52,7 +56,7 @@ export function describeSchemaError(err: ErrorObject): string {
  * logged once and validation is skipped for it: the handler (or server) judges the arguments.
  */
 export class SchemaValidatorCache {
-  private readonly ajvs = new Map<SchemaDialect, Ajv>();
+  private readonly ajvs = new Map<SchemaDialect, AnyAjv>();
   private readonly compiled = new WeakMap<JsonSchema, ArgumentValidator | null>();
 
   constructor(private readonly logger?: Logger) {}

@@ -21,5 +21,5 @@ export interface McpToolRef {
 export interface McpToolSource {
   resolve(qualifiedName: string): McpToolRef | undefined;
   configuredSpecs(): ConfiguredToolSpec[];
-  readonly handler: ToolHandler<unknown>;
+  readonly handler: ToolHandler;
 }

@@ -47,7 +47,12 @@ function itemToolName(item: Record<string, unknown>): string | undefined {
   return nonEmptyString(ns) ? `${ns}__${name}` : name;
 }
 
-function failed(callId: string | undefined, toolName: string, payloadKind: PayloadKind, message: string): ToolCallFailure {
+function failed(
+  callId: string | undefined,
+  toolName: string,
+  payloadKind: PayloadKind,
+  message: string,
+): ToolCallFailure {
   return new ToolCallFailure(callId, toolName, payloadKind, FunctionCallError.respondToModel(message));
 }
 

@@ -20,7 +20,6 @@ import {
   type McpToolRef,
   type McpToolSource,
   type RegisteredTool,
-  type ToolHandler,
   type ToolInvocation,
   type ToolRegistry,
 } from "../registry/index.js";
@@ -75,7 +74,10 @@ export class ToolRouter<Ctx = unknown> {
       if (!this.registry.lookup(name)) return true;
       if (!this.shadowed.has(name)) {
         this.shadowed.add(name);
-        this.logger?.warn({ toolName: name }, "an MCP tool has the name of a registered tool; the registered tool is offered");
+        this.logger?.warn(
+          { toolName: name },
+          "an MCP tool has the name of a registered tool; the registered tool is offered",
+        );
       }
       return false;
     });
@@ -117,7 +119,7 @@ export class ToolRouter<Ctx = unknown> {
   callSupportsParallel(call: ToolCall): boolean {
     const resolved = this.resolve(call);
     if (!resolved?.supportsParallel) return false;
-    return resolved.handler.supportsParallel ? resolved.handler.supportsParallel(call) === true : true;
+    return resolved.handler.supportsParallel ? resolved.handler.supportsParallel(call) : true;
   }
 
   /**
@@ -142,7 +144,7 @@ export class ToolRouter<Ctx = unknown> {
     const ref = this.mcp.resolve(call.toolName);
     if (!ref) return undefined;
     return {
-      handler: this.mcp.handler as ToolHandler<Ctx>,
+      handler: this.mcp.handler,
       validate: ref.inputSchema ? this.validators.validatorFor(ref.inputSchema, call.toolName, "2020-12") : null,
       supportsParallel: ref.supportsParallel,
     };
@@ -193,7 +195,11 @@ export class ToolRouter<Ctx = unknown> {
       if (FunctionCallError.isFatal(err)) throw err;
       text = this.failureText(call, err, opts);
     }
-    return { item: responseItemFor(call.callId, call.payload.kind, truncateBody(text, turn.truncationPolicy)), success: false, timing };
+    return {
+      item: responseItemFor(call.callId, call.payload.kind, truncateBody(text, turn.truncationPolicy)),
+      success: false,
+      timing,
+    };
   }
 
   /** `dispatch(...).item`. */

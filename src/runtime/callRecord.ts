@@ -71,7 +71,12 @@ export class CallRecord<Ctx> implements DispatchOptions<Ctx> {
   onStart(invocation: ToolInvocation<Ctx>, startedAt: number): void {
     this.invocation = invocation;
     this.startedAt = startedAt;
-    emitEvent(this.turn, { type: "tool_call_begin", callId: this.callId, toolName: this.toolName, payloadKind: this.payloadKind });
+    emitEvent(this.turn, {
+      type: "tool_call_begin",
+      callId: this.callId,
+      toolName: this.toolName,
+      payloadKind: this.payloadKind,
+    });
   }
 
   /** First settlement wins; later ones (a handler finishing after abort) return undefined. */

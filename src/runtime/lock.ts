@@ -14,8 +14,12 @@ export class SharedExclusiveLock {
   private readonly semaphore: Semaphore;
   /** Requests handed to the semaphore and not yet seen granted: while any exist, nobody cuts in. */
   private waiting = 0;
-  private readonly releaseShared: Release = () => this.semaphore.release(1);
-  private readonly releaseExclusive: Release = () => this.semaphore.release(this.capacity);
+  private readonly releaseShared: Release = () => {
+    this.semaphore.release(1);
+  };
+  private readonly releaseExclusive: Release = () => {
+    this.semaphore.release(this.capacity);
+  };
 
   constructor(readonly capacity: number) {
     this.semaphore = new Semaphore(capacity);

@@ -8,7 +8,13 @@ import {
   type UnknownItem,
 } from "../protocol/index.js";
 import { ToolCallFailure, type ToolRouter } from "../router/index.js";
-import { dynamicCallBroker, emitEvent, truncateBody, type DynamicToolResponse, type TurnContext } from "../turn/index.js";
+import {
+  dynamicCallBroker,
+  emitEvent,
+  truncateBody,
+  type DynamicToolResponse,
+  type TurnContext,
+} from "../turn/index.js";
 import { errorText, now } from "../util/index.js";
 import { CallRecord, type ToolCallOutcome } from "./callRecord.js";
 import { FatalToolCallError } from "./errors.js";
@@ -68,7 +74,14 @@ export class ToolCallRuntime<Ctx = unknown> {
     const external = opts.signal;
     if (external) {
       if (external.aborted) this.abort(abortReason(external));
-      else external.addEventListener("abort", () => this.abort(abortReason(external)), { once: true });
+      else
+        external.addEventListener(
+          "abort",
+          () => {
+            this.abort(abortReason(external));
+          },
+          { once: true },
+        );
     }
   }
 
@@ -103,7 +116,15 @@ export class ToolCallRuntime<Ctx = unknown> {
     }
     // A known call id, but the item could not become a call: answer it with the error (or, once
     // the turn is aborted, with the aborted output like every other late submit).
-    const record = new CallRecord<Ctx>(callId, toolName, built.payloadKind, undefined, submittedAt, this.turn, this.context);
+    const record = new CallRecord<Ctx>(
+      callId,
+      toolName,
+      built.payloadKind,
+      undefined,
+      submittedAt,
+      this.turn,
+      this.context,
+    );
     this.pending.push(record);
     const reason = messageOf(built.error);
     if (this.aborted) this.settleAborted(record);
@@ -148,14 +169,23 @@ export class ToolCallRuntime<Ctx = unknown> {
   }
 
   private reject(item: ResponseItem | UnknownItem, callId: string, toolName: string, reason: string): SubmitResult {
-    const name = toolName || String(item.type);
+    // A hostile item may carry any `type`: the event names it only when it is text.
+    const name = toolName || (typeof item.type === "string" ? item.type : "");
     this.turn.logger.warn({ callId, toolName: name, reason }, "tool call rejected");
     emitEvent(this.turn, { type: "tool_call_rejected", callId, toolName: name, reason });
     return callId === "" ? { accepted: false, reason } : { accepted: false, callId, reason };
   }
 
   private start(call: ToolCall, submittedAt: number, callSignal?: AbortSignal): CallRecord<Ctx> {
-    const record = new CallRecord<Ctx>(call.callId, call.toolName, call.payload.kind, call, submittedAt, this.turn, this.context);
+    const record = new CallRecord<Ctx>(
+      call.callId,
+      call.toolName,
+      call.payload.kind,
+      call,
+      submittedAt,
+      this.turn,
+      this.context,
+    );
     if (this.aborted || callSignal?.aborted) {
       record.abortSignal(this.abortReason ?? (callSignal ? abortReason(callSignal) : texts.abortedByUser));
       this.settleAborted(record);
@@ -165,10 +195,19 @@ export class ToolCallRuntime<Ctx = unknown> {
     try {
       parallel = this.router.callSupportsParallel(call);
     } catch (err) {
-      this.turn.logger.warn({ err: errorText(err), callId: call.callId }, "supportsParallel threw; running the call exclusively");
+      this.turn.logger.warn(
+        { err: errorText(err), callId: call.callId },
+        "supportsParallel threw; running the call exclusively",
+      );
     }
     this.running.add(record);
-    callSignal?.addEventListener("abort", () => this.abortCall(record, abortReason(callSignal)), { once: true });
+    callSignal?.addEventListener(
+      "abort",
+      () => {
+        this.abortCall(record, abortReason(callSignal));
+      },
+      { once: true },
+    );
     void this.run(record, call, parallel);
     return record;
   }

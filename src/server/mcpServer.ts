@@ -1,7 +1,18 @@
 import { randomUUID } from "node:crypto";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
-import { specName, toMcpContent, toMcpTools, type CustomToolCallItem, type FunctionCallItem } from "../protocol/index.js";
+import {
+  CallToolRequestSchema,
+  ListToolsRequestSchema,
+  type CallToolResult,
+  type Tool,
+} from "@modelcontextprotocol/sdk/types.js";
+import {
+  specName,
+  toMcpContent,
+  toMcpTools,
+  type CustomToolCallItem,
+  type FunctionCallItem,
+} from "../protocol/index.js";
 import type { ToolRouter } from "../router/index.js";
 import { FatalToolCallError, ToolCallRuntime } from "../runtime/index.js";
 import type { ToolEvent, TurnContext } from "../turn/index.js";
@@ -55,7 +66,11 @@ export class McpToolService {
   onEvent(event: ToolEvent): void {
     if (event.type !== "mcp_tool_call_progress") return;
     const { progress, total, message } = event;
-    this.progress.get(event.callId)?.({ progress, ...(total !== undefined && { total }), ...(message !== undefined && { message }) });
+    this.progress.get(event.callId)?.({
+      progress,
+      ...(total !== undefined && { total }),
+      ...(message !== undefined && { message }),
+    });
   }
 
   async callTool(
@@ -129,7 +144,12 @@ export function createMcpServer(service: McpToolService, opts: McpServerOptions 
                 .sendNotification({ method: "notifications/progress", params: { progressToken: token, ...p } })
                 .catch(() => undefined), // the client went away; the call's own result tells the rest
             );
-    const result = await service.callTool(request.params.name, request.params.arguments ?? {}, extra.signal, onProgress);
+    const result = await service.callTool(
+      request.params.name,
+      request.params.arguments ?? {},
+      extra.signal,
+      onProgress,
+    );
     // Progress after its result is dropped by the client: let every notification go out first.
     await Promise.all(sent);
     return result;

@@ -17,7 +17,9 @@ export interface Deadline {
 export function deadline(parent: AbortSignal, ms: number): Deadline {
   const controller = new AbortController();
   let expired = false;
-  const onParentAbort = (): void => controller.abort(parent.reason);
+  const onParentAbort = (): void => {
+    controller.abort(parent.reason);
+  };
   const timer = setTimeout(() => {
     expired = true;
     controller.abort(new Error(`timed out after ${ms} ms`));

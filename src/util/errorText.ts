@@ -15,6 +15,7 @@ export function errorText(err: unknown): string | undefined {
     }
     if (typeof err === "string") return err;
     if (err === null || err === undefined) return undefined;
+    // eslint-disable-next-line @typescript-eslint/no-base-to-string -- numbers, symbols, bigints: their own text
     if (typeof err !== "object" && typeof err !== "function") return String(err);
     const message: unknown = (err as { message?: unknown }).message;
     if (typeof message === "string") return message;
@@ -23,6 +24,7 @@ export function errorText(err: unknown): string | undefined {
       if (json === undefined) return undefined;
       return json.length > MAX_JSON_CHARS ? `${json.slice(0, MAX_JSON_CHARS)}…` : json;
     }
+    // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a class instance: its own toString, if any
     const text = String(err);
     return typeof text === "string" ? text : undefined;
   } catch {

@@ -9,7 +9,7 @@ const PACKAGE_NAME = "toolcall-runtime";
  * bench compiles into bench/.build) sits deeper, below another package's package.json.
  */
 function packageVersion(): string {
-  for (let dir = new URL("../", import.meta.url); ; ) {
+  for (let dir = new URL("../", import.meta.url); ;) {
     const manifest = readManifest(new URL("package.json", dir));
     if (manifest?.["name"] === PACKAGE_NAME && typeof manifest["version"] === "string") return manifest["version"];
     const parent = new URL("../", dir);

@@ -17,13 +17,18 @@ const SCENARIOS = ["dispatch", "parallel", "mixed", "mcp", "exec", "peers", "mem
 function runQuick(out: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const tsx = path.join(ROOT, "node_modules", ".bin", "tsx");
-    const child = spawn(tsx, ["bench/run.ts", "--quick", "--no-install", "--out", out], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(tsx, ["bench/run.ts", "--quick", "--no-install", "--out", out], {
+      cwd: ROOT,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.setEncoding("utf8").on("data", (c: string) => (stdout += c));
     child.stderr.setEncoding("utf8").on("data", (c: string) => (stderr += c));
     child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
+    child.on("close", (code) => {
+      resolve({ code, stdout, stderr });
+    });
   });
 }
 

@@ -68,22 +68,51 @@ describe("loadCliConfig", () => {
 
   it("uses embedded defaults when no toolcall.toml exists, but a missing --config file is an error", async () => {
     await withTempDir(async (dir) => {
-      await expect(loadCliConfig({ dir })).resolves.toEqual({ file: undefined, tools: {}, runtime: {}, mcpServers: {} });
+      await expect(loadCliConfig({ dir })).resolves.toEqual({
+        file: undefined,
+        tools: {},
+        runtime: {},
+        mcpServers: {},
+      });
       await expect(loadCliConfig({ dir, configPath: "nope.toml" })).rejects.toThrow(/nope\.toml: cannot read config/);
     });
   });
 
   const bad: Array<[string, string, RegExp]> = [
-    ["unknown section", "[tool]\nread_file = true\n", /toolcall\.toml: unknown key tool \(known keys: tools, runtime, mcp_servers\)/],
+    [
+      "unknown section",
+      "[tool]\nread_file = true\n",
+      /toolcall\.toml: unknown key tool \(known keys: tools, runtime, mcp_servers\)/,
+    ],
     ["unknown tool key", "[tools]\nread_files = true\n", /toolcall\.toml: unknown key tools\.read_files/],
-    ["wrong type", "[tools]\nread_file = \"yes\"\n", /toolcall\.toml: tools\.read_file: expected boolean, got string/],
-    ["bad choice", "[tools]\nshell = \"zsh\"\n", /tools\.shell: expected one of "shell", "shell_command", false, got string/],
-    ["concurrency range", "[runtime]\nmax_concurrency = 0\n", /runtime\.max_concurrency: expected integer in 1\.\.256, got number/],
-    ["truncation mode", "[runtime]\ntruncation = { mode = \"lines\", limit = 5 }\n", /runtime\.truncation\.mode: expected one of "bytes", "tokens"/],
-    ["truncation limit missing", "[runtime]\ntruncation = { mode = \"bytes\" }\n", /runtime\.truncation\.limit: expected integer/],
+    ["wrong type", '[tools]\nread_file = "yes"\n', /toolcall\.toml: tools\.read_file: expected boolean, got string/],
+    [
+      "bad choice",
+      '[tools]\nshell = "zsh"\n',
+      /tools\.shell: expected one of "shell", "shell_command", false, got string/,
+    ],
+    [
+      "concurrency range",
+      "[runtime]\nmax_concurrency = 0\n",
+      /runtime\.max_concurrency: expected integer in 1\.\.256, got number/,
+    ],
+    [
+      "truncation mode",
+      '[runtime]\ntruncation = { mode = "lines", limit = 5 }\n',
+      /runtime\.truncation\.mode: expected one of "bytes", "tokens"/,
+    ],
+    [
+      "truncation limit missing",
+      '[runtime]\ntruncation = { mode = "bytes" }\n',
+      /runtime\.truncation\.limit: expected integer/,
+    ],
     ["section not a table", "tools = 3\n", /toolcall\.toml: tools: expected table, got number/],
     ["conflicting timeouts", "[tools]\nexec_timeout_ms = 1\n[runtime]\nexec_timeout_ms = 2\n", /disagree/],
-    ["bad server key", "[mcp_servers.x]\ncommand = \"a\"\ntimeout = 3\n", /toolcall\.toml: mcp_servers\.x\.timeout: expected one of the keys/],
+    [
+      "bad server key",
+      '[mcp_servers.x]\ncommand = "a"\ntimeout = 3\n',
+      /toolcall\.toml: mcp_servers\.x\.timeout: expected one of the keys/,
+    ],
     ["invalid TOML", "[tools\n", /toolcall\.toml: invalid TOML/],
   ];
   for (const [name, text, message] of bad) {
@@ -101,7 +130,7 @@ describe("loadCliConfig", () => {
 describe("toolcall with a bad config (child process)", () => {
   it("exits 2 with one clear message on stderr and nothing on stdout", async () => {
     await withTempDir(async (dir) => {
-      await writeFile(path.join(dir, "toolcall.toml"), "[runtime]\nmax_concurrency = \"many\"\n");
+      await writeFile(path.join(dir, "toolcall.toml"), '[runtime]\nmax_concurrency = "many"\n');
       await writeFile(path.join(dir, "c.json"), JSON.stringify({ mcp_servers: {} }));
       const [fromCwd, json, usage, missing] = await Promise.all([
         runCli(["exec"], { cwd: dir, input: "" }),

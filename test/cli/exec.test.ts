@@ -1,7 +1,18 @@
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { collect, jsonLines, processesWith, ROOT, runCli, spawnCli, TSX, uniqueMarker, waitFor, withTempDir } from "./helpers.js";
+import {
+  collect,
+  jsonLines,
+  processesWith,
+  ROOT,
+  runCli,
+  spawnCli,
+  TSX,
+  uniqueMarker,
+  waitFor,
+  withTempDir,
+} from "./helpers.js";
 
 const DEMO_SERVER = path.join(ROOT, "src/cli/demo/server.ts");
 
@@ -27,7 +38,12 @@ describe("toolcall exec (child process)", () => {
         JSON.stringify({ type: "function_call", name: "read_file", arguments: "{}" }),
         fn("call_unknown", "rm_everything", {}),
         JSON.stringify({ type: "custom_tool_call", call_id: "call_patch", name: "apply_patch", input: patch }),
-        JSON.stringify({ type: "local_shell_call", id: "ls_1", call_id: "call_local", action: { type: "exec", command: ["echo", "hello"] } }),
+        JSON.stringify({
+          type: "local_shell_call",
+          id: "ls_1",
+          call_id: "call_local",
+          action: { type: "exec", command: ["echo", "hello"] },
+        }),
         fn("call_words", "mcp__demo__word_count", { text: "one two three" }),
         "",
         fn("call_read", "read_file", { file_path: path.join(dir, "a.txt") }),
@@ -61,7 +77,9 @@ describe("toolcall exec (child process)", () => {
       expect(byId.get("call_local")?.["type"]).toBe("local_shell_call_output");
       expect(byId.get("call_local")?.["output"]).toMatch(/^Exit code: 0\nWall time: \d+\.\d seconds\nOutput:\nhello\n/);
       expect(byId.get("call_words")?.["output"]).toBe("3 words, 1 lines");
-      expect(byId.get("call_numargs")?.["output"]).toBe("failed to parse function arguments: arguments must be a JSON string");
+      expect(byId.get("call_numargs")?.["output"]).toBe(
+        "failed to parse function arguments: arguments must be a JSON string",
+      );
 
       const lines = result.stderr.split("\n").filter((l) => l.startsWith("toolcall exec: "));
       expect(lines).toEqual([
@@ -74,7 +92,9 @@ describe("toolcall exec (child process)", () => {
 
       const recorded = jsonLines(await readFile(events, "utf8"));
       const ended = recorded.filter((e) => e["type"] === "tool_call_end").map((e) => e["callId"]);
-      expect(new Set(ended)).toEqual(new Set(["call_slow", "call_read", "call_unknown", "call_patch", "call_local", "call_words", "call_numargs"]));
+      expect(new Set(ended)).toEqual(
+        new Set(["call_slow", "call_read", "call_unknown", "call_patch", "call_local", "call_words", "call_numargs"]),
+      );
       // The fast read finished while the slow MCP call was still running: calls start as lines arrive.
       expect(ended.indexOf("call_read")).toBeLessThan(ended.indexOf("call_slow"));
       expect(recorded.some((e) => e["type"] === "exec_command_begin" && e["callId"] === "call_local")).toBe(true);

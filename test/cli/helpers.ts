@@ -32,7 +32,9 @@ export function collect(child: ChildProcess): Promise<CliResult> {
   child.stderr?.setEncoding("utf8").on("data", (c: string) => (stderr += c));
   return new Promise((resolve, reject) => {
     child.on("error", reject);
-    child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }));
+    child.on("close", (code, signal) => {
+      resolve({ code, signal, stdout, stderr });
+    });
   });
 }
 
@@ -74,7 +76,7 @@ export async function processesWith(marker: string): Promise<number[]> {
 }
 
 /** A unique `sleep` duration, to find that process in /proc. */
-export const uniqueMarker = (): string => `${(Math.random() * 100 + 50).toFixed(3)}`;
+export const uniqueMarker = (): string => (Math.random() * 100 + 50).toFixed(3);
 
 export async function waitFor(probe: () => Promise<boolean>, what: string): Promise<void> {
   for (let i = 0; i < 200; i++) {

@@ -89,9 +89,13 @@ describe("toolcall serve-mcp (child process, SDK client)", () => {
         // The proxied server's progress reaches the client that asked for it. The SDK client drops
         // a notification read together with the result, so the last step may not arrive.
         const progress: number[] = [];
-        const slow = await client.callTool({ name: "mcp__demo__slow_review", arguments: { topic: "t", delay_ms: 300 } }, undefined, {
-          onprogress: (p) => progress.push(p.progress),
-        });
+        const slow = await client.callTool(
+          { name: "mcp__demo__slow_review", arguments: { topic: "t", delay_ms: 300 } },
+          undefined,
+          {
+            onprogress: (p) => progress.push(p.progress),
+          },
+        );
         expect(text(slow)).toMatch(/^Review of t:/);
         expect(progress.slice(0, 3)).toEqual([1, 2, 3]);
       } finally {
@@ -113,7 +117,9 @@ describe("toolcall serve-mcp (child process, SDK client)", () => {
           const m = /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(stderr);
           if (m) resolve(m[1] as string);
         });
-        child.on("exit", () => reject(new Error(`serve-mcp exited: ${stderr}`)));
+        child.on("exit", () => {
+          reject(new Error(`serve-mcp exited: ${stderr}`));
+        });
       });
       const client = new Client({ name: "test", version: "1.0.0" });
       await client.connect(new StreamableHTTPClientTransport(new URL(url)));

@@ -20,9 +20,23 @@ describe("LiveStatus", () => {
     status.add("c2", "c2 apply_patch", true);
     status.add("c3", "c3 read_file", false);
     status.onEvent({ type: "tool_call_begin", callId: "c1", toolName: "read_file", payloadKind: "function" });
-    status.onEvent({ type: "tool_call_end", callId: "c1", toolName: "read_file", success: true, aborted: false, timing });
+    status.onEvent({
+      type: "tool_call_end",
+      callId: "c1",
+      toolName: "read_file",
+      success: true,
+      aborted: false,
+      timing,
+    });
     status.onEvent({ type: "tool_call_begin", callId: "c2", toolName: "apply_patch", payloadKind: "custom" });
-    status.onEvent({ type: "tool_call_end", callId: "c2", toolName: "apply_patch", success: false, aborted: false, timing });
+    status.onEvent({
+      type: "tool_call_end",
+      callId: "c2",
+      toolName: "apply_patch",
+      success: false,
+      aborted: false,
+      timing,
+    });
     status.stop();
     const states = text()
       .trim()
@@ -49,7 +63,9 @@ describe("LiveStatus", () => {
     status.stop();
     // First draw, then each redraw moves the cursor up over the rows drawn before.
     expect([...text().matchAll(/\x1b\[(\d+)A/g)].map((m) => m[1])).toEqual(["1", "2", "2"]);
-    const last = text().split(/\x1b\[\d+A/).at(-1) as string;
+    const last = text()
+      .split(/\x1b\[\d+A/)
+      .at(-1) as string;
     expect(last.match(/\x1b\[2K/g)).toHaveLength(2);
     expect(last).toMatch(/c1 shell\s+shared\s+queued/);
     expect(last).toMatch(/c2 shell\s+shared\s+running/);

@@ -17,7 +17,10 @@ describe("toolcall tools (child process)", () => {
 
       const rTools = JSON.parse(responses.stdout) as Array<Record<string, unknown>>;
       expect(rTools.find((t) => t["name"] === "shell_command")).toMatchObject({ type: "function", strict: false });
-      expect(rTools.find((t) => t["name"] === "apply_patch")).toMatchObject({ type: "custom", format: { syntax: "lark" } });
+      expect(rTools.find((t) => t["name"] === "apply_patch")).toMatchObject({
+        type: "custom",
+        format: { syntax: "lark" },
+      });
       expect(rTools.some((t) => t["name"] === "shell")).toBe(false);
 
       const cTools = JSON.parse(chat.stdout) as Array<Record<string, { name?: string }>>;
@@ -43,7 +46,18 @@ describe("toolcall demo (child process)", () => {
     expect(result.code).toBe(0);
     const out = result.stdout;
     // Not a TTY: plain status lines, each call seen running and done.
-    for (const id of ["call_read_app", "call_read_util", "call_grep_todo", "call_list", "call_ls", "call_review", "call_words", "call_backup", "call_patch", "call_check"]) {
+    for (const id of [
+      "call_read_app",
+      "call_read_util",
+      "call_grep_todo",
+      "call_list",
+      "call_ls",
+      "call_review",
+      "call_words",
+      "call_backup",
+      "call_patch",
+      "call_check",
+    ]) {
       expect(out).toMatch(new RegExp(`\\] ${id} .* running `));
       expect(out).toMatch(new RegExp(`\\] ${id} .* done `));
     }

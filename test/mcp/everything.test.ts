@@ -12,7 +12,9 @@ afterAll(() => m.close());
 describe("@modelcontextprotocol/server-everything over stdio", () => {
   it("lists its tools and answers echo, get-sum, get-tiny-image, get-structured-content via the runtime", async () => {
     const names = [...m.listAllTools().keys()];
-    expect(names).toEqual(expect.arrayContaining(["mcp__everything__echo", "mcp__everything__get-sum", "mcp__everything__get-tiny-image"]));
+    expect(names).toEqual(
+      expect.arrayContaining(["mcp__everything__echo", "mcp__everything__get-sum", "mcp__everything__get-tiny-image"]),
+    );
     const { runtime } = await runtimeFor(m);
     runtime.submit(call("e", "mcp__everything__echo", { message: "hi" }));
     runtime.submit(call("s", "mcp__everything__get-sum", { a: 2, b: 3 }));
@@ -21,7 +23,11 @@ describe("@modelcontextprotocol/server-everything over stdio", () => {
     const [echo, sum, image, structured] = (await runtime.drain()) as Array<{ output: unknown }>;
     expect(echo?.output).toBe("Echo: hi");
     expect(String(sum?.output)).toContain("5");
-    expect(image?.output).toEqual(expect.arrayContaining([expect.objectContaining({ type: "input_image", image_url: expect.stringMatching(/^data:image\/png;base64,/) })]));
+    expect(image?.output).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ type: "input_image", image_url: expect.stringMatching(/^data:image\/png;base64,/) }),
+      ]),
+    );
     expect(JSON.parse(String(structured?.output))).toHaveProperty("temperature");
   });
 
@@ -32,9 +38,19 @@ describe("@modelcontextprotocol/server-everything over stdio", () => {
     runtime.abort();
     const [out] = await runtime.drainOutcomes();
     expect(out?.aborted).toBe(true);
-    const p = events.find((e): e is Extract<ToolEvent, { type: "mcp_tool_call_progress" }> => e.type === "mcp_tool_call_progress");
-    expect(p).toMatchObject({ callId: "long", server: "everything", tool: "trigger-long-running-operation", progress: 1, total: 100 });
+    const p = events.find(
+      (e): e is Extract<ToolEvent, { type: "mcp_tool_call_progress" }> => e.type === "mcp_tool_call_progress",
+    );
+    expect(p).toMatchObject({
+      callId: "long",
+      server: "everything",
+      tool: "trigger-long-running-operation",
+      progress: 1,
+      total: 100,
+    });
     // The server is still healthy after the cancellation.
-    expect((await m.callTool("everything", "echo", { message: "after" })).content[0]).toMatchObject({ text: "Echo: after" });
+    expect((await m.callTool("everything", "echo", { message: "after" })).content[0]).toMatchObject({
+      text: "Echo: after",
+    });
   });
 });

@@ -30,7 +30,11 @@ function caller(answer: (call: Call) => Promise<unknown>): { calls: Call[]; call
   };
 }
 
-const rejection = (p: Promise<unknown>): Promise<unknown> => p.then(() => expect.fail("expected a rejection"), (err: unknown) => err);
+const rejection = (p: Promise<unknown>): Promise<unknown> =>
+  p.then(
+    () => expect.fail("expected a rejection"),
+    (err: unknown) => err,
+  );
 
 describe("McpHandler", () => {
   it("sends the payload's raw tool name to its server with the call's signal, and returns the result", async () => {
@@ -60,8 +64,14 @@ describe("McpHandler", () => {
       message: "tool call error: MCP tool arguments must be a JSON object",
     });
     const timedOut = new McpCallError("timed out awaiting tools/call after 1.5s", true);
-    expect(await rejection(refuse(timedOut).handle(invocation({})))).toMatchObject({ message: "timed out awaiting tools/call after 1.5s" });
-    expect(await rejection(refuse(new McpCallError("boom")).handle(invocation({})))).toMatchObject({ message: "tool call error: boom" });
-    expect(await rejection(refuse({ code: 7 }).handle(invocation({})))).toMatchObject({ message: 'tool call error: {"code":7}' });
+    expect(await rejection(refuse(timedOut).handle(invocation({})))).toMatchObject({
+      message: "timed out awaiting tools/call after 1.5s",
+    });
+    expect(await rejection(refuse(new McpCallError("boom")).handle(invocation({})))).toMatchObject({
+      message: "tool call error: boom",
+    });
+    expect(await rejection(refuse({ code: 7 }).handle(invocation({})))).toMatchObject({
+      message: 'tool call error: {"code":7}',
+    });
   });
 });

@@ -32,7 +32,10 @@ export const MCP_ONLY: ToolsConfig = {
 
 export async function runtimeFor(manager: McpConnectionManager, events: ToolEvent[] = []) {
   const router = await createToolRouter(MCP_ONLY, { mcp: manager });
-  const runtime = new ToolCallRuntime(router, createTurnContext({ onEvent: (e) => events.push(e), truncationPolicy: { mode: "bytes", limit: 2_000 } }));
+  const runtime = new ToolCallRuntime(
+    router,
+    createTurnContext({ onEvent: (e) => events.push(e), truncationPolicy: { mode: "bytes", limit: 2_000 } }),
+  );
   return { router, runtime, events };
 }
 

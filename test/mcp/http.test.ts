@@ -43,7 +43,9 @@ describe("MCP over HTTP", () => {
     });
     try {
       const { failed } = await m.waitForStartup();
-      expect(failed.find((f) => f.server === "unset")?.error).toBe("environment variable TOOLCALL_NO_SUCH_VAR (bearer_token_env_var) is not set");
+      expect(failed.find((f) => f.server === "unset")?.error).toBe(
+        "environment variable TOOLCALL_NO_SUCH_VAR (bearer_token_env_var) is not set",
+      );
       expect(failed.find((f) => f.server === "anon")?.error).toMatch(/401|unauthorized/i);
     } finally {
       await m.close();
@@ -55,7 +57,11 @@ describe("MCP over HTTP", () => {
     process.env[HEADER_VAR] = "Bearer s3cret";
     const m = McpConnectionManager.start({
       // The fixture checks Authorization; a static header of another case must lose to it.
-      viaEnv: { url: fx.url, httpHeaders: { authorization: "Bearer wrong" }, envHttpHeaders: { Authorization: HEADER_VAR } },
+      viaEnv: {
+        url: fx.url,
+        httpHeaders: { authorization: "Bearer wrong" },
+        envHttpHeaders: { Authorization: HEADER_VAR },
+      },
       unset: { url: fx.url, envHttpHeaders: { Authorization: "TOOLCALL_NO_SUCH_VAR" }, startupTimeoutSec: 5 },
     });
     try {
@@ -75,9 +81,23 @@ describe("MCP over HTTP", () => {
     try {
       await m.waitForStartup();
       const controller = new AbortController();
-      const pending = m.callTool("modern", "slow", { steps: 50, step_ms: 50 }, { signal: controller.signal, onProgress: () => controller.abort() });
+      const pending = m.callTool(
+        "modern",
+        "slow",
+        { steps: 50, step_ms: 50 },
+        {
+          signal: controller.signal,
+          onProgress: () => {
+            controller.abort();
+          },
+        },
+      );
       // Not the timeout text: the SDK rejects an aborted request with a RequestTimeout code.
-      await expect(pending).rejects.toMatchObject({ name: "McpCallError", message: "tools/call aborted", timedOut: false });
+      await expect(pending).rejects.toMatchObject({
+        name: "McpCallError",
+        message: "tools/call aborted",
+        timedOut: false,
+      });
       for (let i = 0; i < 100 && fx.state.cancelled.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
       expect(fx.state.cancelled.length).toBeGreaterThan(0);
     } finally {

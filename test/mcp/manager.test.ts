@@ -29,7 +29,12 @@ describe("McpConnectionManager.resolve", () => {
     expect(ref).toBe(info);
     expect(m.resolve("mcp__fx__barrier")).toBe(ref);
     expect(Object.isFrozen(ref)).toBe(true);
-    expect(ref).toMatchObject({ server: "fx", tool: "barrier", supportsParallel: true, annotations: { readOnlyHint: true } });
+    expect(ref).toMatchObject({
+      server: "fx",
+      tool: "barrier",
+      supportsParallel: true,
+      annotations: { readOnlyHint: true },
+    });
     expect(info?.spec.name).toBe("mcp__fx__barrier");
   });
 

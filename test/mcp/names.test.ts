@@ -2,7 +2,9 @@ import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { qualifyTools, sanitizeToolName } from "../../src/mcp/index.js";
 
-const q = (tools: Array<[string, string]>) => [...qualifyTools(tools.map(([server, tool]) => ({ server, tool }))).keys()];
+const q = (tools: Array<[string, string]>) => [
+  ...qualifyTools(tools.map(([server, tool]) => ({ server, tool }))).keys(),
+];
 
 describe("qualified MCP tool names", () => {
   it("sanitizes per code point and keeps short names readable", () => {
@@ -20,7 +22,11 @@ describe("qualified MCP tool names", () => {
   });
 
   it("disambiguates collisions with a hash instead of dropping a tool", () => {
-    const names = q([["s", "a.b"], ["s", "a_b"], ["s", "a b"]]);
+    const names = q([
+      ["s", "a.b"],
+      ["s", "a_b"],
+      ["s", "a b"],
+    ]);
     expect(names).toHaveLength(3);
     expect(names[0]).toBe("mcp__s__a_b");
     expect(new Set(names).size).toBe(3);
@@ -29,16 +35,31 @@ describe("qualified MCP tool names", () => {
 
   it("keeps two tools whose server and tool names join to the same raw name", () => {
     const skipped: string[] = [];
-    const map = qualifyTools([{ server: "a__b", tool: "c" }, { server: "a", tool: "b__c" }], (raw) => skipped.push(raw));
+    const map = qualifyTools(
+      [
+        { server: "a__b", tool: "c" },
+        { server: "a", tool: "b__c" },
+      ],
+      (raw) => skipped.push(raw),
+    );
     expect(skipped).toEqual([]);
-    expect([...map.values()]).toEqual([{ server: "a__b", tool: "c" }, { server: "a", tool: "b__c" }]);
+    expect([...map.values()]).toEqual([
+      { server: "a__b", tool: "c" },
+      { server: "a", tool: "b__c" },
+    ]);
     expect([...map.keys()][0]).toBe("mcp__a__b__c");
     for (const n of map.keys()) expect(n).toMatch(/^[A-Za-z0-9_-]{1,64}$/);
   });
 
   it("skips only exact repeats of the same server and tool", () => {
     const skipped: string[] = [];
-    const map = qualifyTools([{ server: "s", tool: "t" }, { server: "s", tool: "t" }], (raw) => skipped.push(raw));
+    const map = qualifyTools(
+      [
+        { server: "s", tool: "t" },
+        { server: "s", tool: "t" },
+      ],
+      (raw) => skipped.push(raw),
+    );
     expect([...map.keys()]).toEqual(["mcp__s__t"]);
     expect(skipped).toEqual(["mcp__s__t"]);
   });

@@ -15,7 +15,10 @@ describe("MCP start-up", () => {
       // The ready server's tools are callable while the other is still starting.
       const { runtime } = await runtimeFor(m);
       await new Promise<void>((resolve) => {
-        const check = () => (m.resolve("mcp__ok__echo") ? resolve() : setTimeout(check, 20));
+        const check = (): void => {
+          if (m.resolve("mcp__ok__echo")) resolve();
+          else setTimeout(check, 20);
+        };
         check();
       });
       expect(events.some((e) => e.type === "mcp_startup_complete")).toBe(false);
@@ -23,9 +26,18 @@ describe("MCP start-up", () => {
       expect(await runtime.drain()).toEqual([{ type: "function_call_output", call_id: "c", output: "Echo: early" }]);
       const summary = await m.waitForStartup();
       expect(summary.ready).toEqual(["ok"]);
-      expect(summary.failed).toEqual([{ server: "hang", error: "timed out after 2s waiting for initialize and tools/list" }]);
+      expect(summary.failed).toEqual([
+        { server: "hang", error: "timed out after 2s waiting for initialize and tools/list" },
+      ]);
       const updates = events.filter((e) => e.type === "mcp_startup_update").map((e) => [e.server, e.status]);
-      expect(updates).toEqual(expect.arrayContaining([["hang", "starting"], ["ok", "starting"], ["ok", "ready"], ["hang", "failed"]]));
+      expect(updates).toEqual(
+        expect.arrayContaining([
+          ["hang", "starting"],
+          ["ok", "starting"],
+          ["ok", "ready"],
+          ["hang", "failed"],
+        ]),
+      );
       expect(events.at(-1)).toMatchObject({ type: "mcp_startup_complete", callId: "", toolName: "", ready: ["ok"] });
     } finally {
       await m.close();
@@ -38,11 +50,18 @@ describe("MCP start-up", () => {
       exits: { command: process.execPath, args: ["-e", "console.error('bad token'); process.exit(2)"] },
     });
     try {
-      const err = await m.waitForStartup().then(() => undefined, (e: unknown) => e);
+      const err = await m.waitForStartup().then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect(err).toBeInstanceOf(McpStartupError);
       const summary = (err as McpStartupError).summary;
-      expect(summary.failed.find((f) => f.server === "broken")?.error).toMatch(/^failed to launch \/nonexistent\/mcp-server-binary: spawn .*ENOENT/);
-      expect(summary.failed.find((f) => f.server === "exits")?.error).toMatch(/process exited with code 2; stderr: bad token/);
+      expect(summary.failed.find((f) => f.server === "broken")?.error).toMatch(
+        /^failed to launch \/nonexistent\/mcp-server-binary: spawn .*ENOENT/,
+      );
+      expect(summary.failed.find((f) => f.server === "exits")?.error).toMatch(
+        /process exited with code 2; stderr: bad token/,
+      );
       expect((err as Error).message).toMatch(/^required MCP server 'broken' failed to start: /);
       await expect(m.callTool("exits", "x", {})).rejects.toThrow(/^MCP server 'exits' failed to start: /);
     } finally {
@@ -51,7 +70,9 @@ describe("MCP start-up", () => {
   });
 
   it("rejects invalid server names at config time and skips disabled servers", () => {
-    expect(() => McpConnectionManager.start({ "bad.name": { command: "x" } })).toThrow(/servers\.bad\.name: expected a server name matching/);
+    expect(() => McpConnectionManager.start({ "bad.name": { command: "x" } })).toThrow(
+      /servers\.bad\.name: expected a server name matching/,
+    );
     const m = McpConnectionManager.start({ off: { command: "/nonexistent", enabled: false } });
     expect(m.serverNames()).toEqual([]);
     return m.close();
@@ -62,7 +83,9 @@ describe("MCP start-up", () => {
     try {
       expect(await m.waitForStartup()).toMatchObject({ failed: [] });
       const tools = [...m.listAllTools().values()];
-      expect(tools.filter((t) => t.server === "pages").map((t) => t.tool)).toEqual(Array.from({ length: 150 }, (_, i) => `t${String(i).padStart(3, "0")}`));
+      expect(tools.filter((t) => t.server === "pages").map((t) => t.tool)).toEqual(
+        Array.from({ length: 150 }, (_, i) => `t${String(i).padStart(3, "0")}`),
+      );
       expect(tools.filter((t) => t.server === "dup").map((t) => t.tool)).toEqual(["dup_first", "dup_same"]);
       const pid = m.serverPid("pages") as number;
       await m.close();

@@ -8,10 +8,10 @@ import { LONG_TOOL_NAME, TINY_PNG } from "../fixtures/mcp-server.js";
 import { call, eventually, FIXTURE, fixtureServer, isAlive, runtimeFor } from "./helpers.js";
 
 let manager: McpConnectionManager;
-const SECRET = "TOOLCALL_MCP_SECRET_" + process.pid;
-const PASSED = "TOOLCALL_MCP_PASSED_" + process.pid;
-const UNSET = "TOOLCALL_MCP_UNSET_" + process.pid;
-const OVERRIDDEN = "TOOLCALL_MCP_OVERRIDDEN_" + process.pid;
+const SECRET = `TOOLCALL_MCP_SECRET_${process.pid}`;
+const PASSED = `TOOLCALL_MCP_PASSED_${process.pid}`;
+const UNSET = `TOOLCALL_MCP_UNSET_${process.pid}`;
+const OVERRIDDEN = `TOOLCALL_MCP_OVERRIDDEN_${process.pid}`;
 
 beforeAll(async () => {
   process.env[SECRET] = "leak";
@@ -21,7 +21,12 @@ beforeAll(async () => {
     fx: fixtureServer("default", { env: { FIXTURE_GIVEN: "given" } }),
     fast: fixtureServer("default", { toolTimeoutSec: 0.4, disabledTools: ["fail"] }),
     // "dotted.name" is listed before "dotted_name" and would take the plain qualified name.
-    picky: fixtureServer("default", { enabledTools: ["echo", "env", "dotted.name", "dotted_name"], disabledTools: ["dotted.name"], envVars: [PASSED, UNSET, OVERRIDDEN], env: { [OVERRIDDEN]: "from env" } }),
+    picky: fixtureServer("default", {
+      enabledTools: ["echo", "env", "dotted.name", "dotted_name"],
+      disabledTools: ["dotted.name"],
+      envVars: [PASSED, UNSET, OVERRIDDEN],
+      env: { [OVERRIDDEN]: "from env" },
+    }),
   });
   await manager.waitForStartup();
 }, 20_000);
@@ -51,12 +56,12 @@ describe("MCP over stdio through the runtime", () => {
     const [fail, structured, image, big] = await runtime.drainOutcomes();
     expect(fail?.success).toBe(false);
     expect(fail?.item).toMatchObject({ output: "it broke" });
-    expect(JSON.parse(String((structured?.item as { output: string }).output))).toEqual({ sum: 3, items: ["a", "b"] });
+    expect(JSON.parse((structured?.item as { output: string }).output)).toEqual({ sum: 3, items: ["a", "b"] });
     expect((image?.item as { output: unknown }).output).toEqual([
       { type: "input_text", text: "a pixel" },
       { type: "input_image", image_url: `data:image/png;base64,${TINY_PNG}` },
     ]);
-    const bigText = String((big?.item as { output: string }).output);
+    const bigText = (big?.item as { output: string }).output;
     expect(bigText.startsWith("Total output lines: 100000\n\n")).toBe(true);
     expect(bigText).toMatch(/…\d+ chars truncated…/);
     expect(Buffer.byteLength(bigText)).toBeLessThan(2_200);
@@ -65,11 +70,14 @@ describe("MCP over stdio through the runtime", () => {
   it("offers provider-safe names and sends the raw name to the server", async () => {
     const names = [...manager.listAllTools().keys()];
     for (const n of names) expect(n).toMatch(/^[A-Za-z0-9_-]{1,64}$/);
-    const byRaw = new Map([...manager.listAllTools()].filter(([, t]) => t.server === "fx").map(([q, t]) => [t.tool, q]));
+    const byRaw = new Map(
+      [...manager.listAllTools()].filter(([, t]) => t.server === "fx").map(([q, t]) => [t.tool, q]),
+    );
     for (const raw of ["dotted.name", "dotted_name", "héllo wörld", LONG_TOOL_NAME]) expect(byRaw.has(raw)).toBe(true);
     expect(new Set([byRaw.get("dotted.name"), byRaw.get("dotted_name")]).size).toBe(2);
     const { runtime } = await runtimeFor(manager);
-    for (const raw of ["dotted.name", "dotted_name", "héllo wörld", LONG_TOOL_NAME]) runtime.submit(call(raw, byRaw.get(raw) as string));
+    for (const raw of ["dotted.name", "dotted_name", "héllo wörld", LONG_TOOL_NAME])
+      runtime.submit(call(raw, byRaw.get(raw) as string));
     const outs = await runtime.drain();
     expect(outs.map((o) => (o as { output: string }).output)).toEqual(
       ["dotted.name", "dotted_name", "héllo wörld", LONG_TOOL_NAME].map((r) => `called ${r}`),
@@ -80,11 +88,13 @@ describe("MCP over stdio through the runtime", () => {
     const { runtime, router } = await runtimeFor(manager);
     expect(router.toolSupportsParallel("mcp__fx__barrier")).toBe(true);
     expect(router.toolSupportsParallel("mcp__fx__probe")).toBe(false);
-    for (let i = 0; i < 3; i++) runtime.submit(call(`b${i}`, "mcp__fx__barrier", { id: "ro", participants: 3, timeout_ms: 5_000 }));
+    for (let i = 0; i < 3; i++)
+      runtime.submit(call(`b${i}`, "mcp__fx__barrier", { id: "ro", participants: 3, timeout_ms: 5_000 }));
     for (let i = 0; i < 3; i++) runtime.submit(call(`p${i}`, "mcp__fx__probe", { hold_ms: 40 }));
     const outs = await runtime.drain();
     expect(outs.slice(0, 3).map((o) => (o as { output: string }).output)).toEqual(Array(3).fill("barrier ro met"));
-    for (const o of outs.slice(3)) expect(JSON.parse((o as { output: string }).output)).toEqual({ atEntry: 1, maxActive: 1 });
+    for (const o of outs.slice(3))
+      expect(JSON.parse((o as { output: string }).output)).toEqual({ atEntry: 1, maxActive: 1 });
   });
 
   it("resets the tool timeout on progress and reports progress events", async () => {
@@ -93,7 +103,9 @@ describe("MCP over stdio through the runtime", () => {
     runtime.submit(call("p", "mcp__fast__slow", { steps: 4, step_ms: 150 }));
     const [out] = await runtime.drainOutcomes();
     expect(out?.item).toMatchObject({ output: "done after 4 steps" });
-    const progress = events.filter((e): e is Extract<ToolEvent, { type: "mcp_tool_call_progress" }> => e.type === "mcp_tool_call_progress");
+    const progress = events.filter(
+      (e): e is Extract<ToolEvent, { type: "mcp_tool_call_progress" }> => e.type === "mcp_tool_call_progress",
+    );
     // The fixture sends every notification before its result, so none may be lost.
     expect(progress.map((p) => [p.progress, p.total, p.message])).toEqual([1, 2, 3, 4].map((i) => [i, 4, `step ${i}`]));
   });
@@ -116,7 +128,9 @@ describe("MCP over stdio through the runtime", () => {
   });
 
   it("survives a reply line over the SDK's 10 MB read buffer (no uncaught exception)", async () => {
-    await expect(manager.callTool("fast", "big", { bytes: 11_000_000 })).rejects.toThrow("timed out awaiting tools/call after 0.4s");
+    await expect(manager.callTool("fast", "big", { bytes: 11_000_000 })).rejects.toThrow(
+      "timed out awaiting tools/call after 0.4s",
+    );
     // The server may still be pushing the 11 MB line: give the next call room on a loaded machine.
     const next = await manager.callTool("fast", "echo", { text: "still here" }, { timeoutMs: 10_000 });
     expect(next.content[0]).toMatchObject({ text: "still here" });
@@ -135,7 +149,11 @@ describe("MCP over stdio through the runtime", () => {
     runtime.submit(call("d", "mcp__fast__fail"));
     runtime.submit(call("n", "mcp__fast__no_such_tool"));
     expect(await runtime.drain()).toEqual([
-      { type: "function_call_output", call_id: "d", output: "tool call error: tool 'fail' is disabled for MCP server 'fast'" },
+      {
+        type: "function_call_output",
+        call_id: "d",
+        output: "tool call error: tool 'fail' is disabled for MCP server 'fast'",
+      },
       { type: "function_call_output", call_id: "n", output: "unsupported call: mcp__fast__no_such_tool" },
     ]);
   });
@@ -164,7 +182,7 @@ describe("MCP over stdio through the runtime", () => {
     const { runtime } = await runtimeFor(manager);
     runtime.submit(call("v", "mcp__fx__echo", { txt: "x" }));
     const [out] = await runtime.drain();
-    expect(String((out as { output: string }).output)).toMatch(/^invalid arguments for mcp__fx__echo: /);
+    expect((out as { output: string }).output).toMatch(/^invalid arguments for mcp__fx__echo: /);
   });
 
   it("abort sends notifications/cancelled to the server", async () => {
@@ -188,7 +206,8 @@ describe("MCP over stdio through the runtime", () => {
   });
 
   it("copies envVars from this process into the server's environment; env wins", async () => {
-    const read = async (name: string) => ((await manager.callTool("picky", "env", { name })).content[0] as { text: string }).text;
+    const read = async (name: string) =>
+      ((await manager.callTool("picky", "env", { name })).content[0] as { text: string }).text;
     expect(await read(PASSED)).toBe('"from parent"');
     expect(await read(UNSET)).toBe("null");
     expect(await read(OVERRIDDEN)).toBe('"from env"');
@@ -197,7 +216,9 @@ describe("MCP over stdio through the runtime", () => {
 
   it("refreshes the tool map on list_changed", async () => {
     const { router } = await runtimeFor(manager);
-    expect(router.specs().some((s) => s.spec.type === "function" && s.spec.name === "mcp__fx__added_later")).toBe(false);
+    expect(router.specs().some((s) => s.spec.type === "function" && s.spec.name === "mcp__fx__added_later")).toBe(
+      false,
+    );
     await manager.callTool("fx", "trigger_list_changed", {});
     await eventually(() => manager.resolve("mcp__fx__added_later") !== undefined, "added_later listed");
     expect(router.specs().some((s) => s.spec.type === "function" && s.spec.name === "mcp__fx__added_later")).toBe(true);
@@ -219,7 +240,9 @@ describe("a stdio server that dies", () => {
       const [crash] = await runtime.drainOutcomes();
       expect(crash?.success).toBe(false);
       const died = /^MCP server 'fx' exited during tools\/call \(process exited with code 3/;
-      expect(String((crash?.item as { output: string }).output)).toMatch(new RegExp(`^tool call error: ${died.source.slice(1)}`));
+      expect((crash?.item as { output: string }).output).toMatch(
+        new RegExp(`^tool call error: ${died.source.slice(1)}`),
+      );
       await expect(inFlight).rejects.toThrow(died);
       await eventually(() => !isAlive(firstPid) && !isAlive(grandchild), "old process group gone");
       const r = await m.callTool("fx", "echo", { text: "back" });
@@ -241,12 +264,20 @@ describe("a stdio server that dies", () => {
     // Starts the fixture once; every later start fails at once with a message on stderr.
     const once = `test -e "$MARKER" && { echo refusing to start again >&2; exit 1; }; touch "$MARKER"; exec "$0" --import tsx "$1" stdio`;
     const m = McpConnectionManager.start(
-      { fx: { command: "/bin/sh", args: ["-c", once, process.execPath, FIXTURE], env: { MARKER: join(dir, "started") } } },
+      {
+        fx: {
+          command: "/bin/sh",
+          args: ["-c", once, process.execPath, FIXTURE],
+          env: { MARKER: join(dir, "started") },
+        },
+      },
       { restartBackoffMs: [0] },
     );
     try {
       await m.waitForStartup();
-      await expect(m.callTool("fx", "crash", {})).rejects.toThrow(/exited during tools\/call \(process exited with code 3/);
+      await expect(m.callTool("fx", "crash", {})).rejects.toThrow(
+        /exited during tools\/call \(process exited with code 3/,
+      );
       for (let i = 0; i < MAX_RESTART_ATTEMPTS; i++) {
         await expect(m.callTool("fx", "echo", { text: "x" })).rejects.toThrow(
           /^MCP server 'fx' died and could not be restarted: .*process exited with code 1; stderr: refusing to start again\)$/,

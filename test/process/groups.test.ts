@@ -52,7 +52,8 @@ describe("terminateProcessGroup", () => {
 describe("trackProcessGroup", () => {
   it("hooks into the host only while some group is tracked; untracking twice is harmless", async () => {
     const { pgid } = await startGroup("sleep 30 & echo $!; sleep 30");
-    const count = (): number[] => (["exit", "SIGINT", "SIGTERM", "SIGHUP"] as const).map((e) => process.listenerCount(e));
+    const count = (): number[] =>
+      (["exit", "SIGINT", "SIGTERM", "SIGHUP"] as const).map((e) => process.listenerCount(e));
     const before = count();
     const untrackJob = trackProcessGroup(pgid, { forwardHostSignals: true });
     const untrackService = trackProcessGroup(pgid);
@@ -75,8 +76,12 @@ describe("the host ending with tracked groups (a shell command's and an MCP serv
     const result = collect(host);
     const printed = await new Promise<string>((resolve) => {
       let out = "";
-      host.stdout?.on("data", (chunk: string) => (out += chunk).includes("\n") && resolve(out));
-      host.once("close", () => resolve(out));
+      host.stdout?.on("data", (chunk: string) => {
+        if ((out += chunk).includes("\n")) resolve(out);
+      });
+      host.once("close", () => {
+        resolve(out);
+      });
     });
     const pids = Object.values(JSON.parse(printed.split("\n")[0] ?? "") as Record<string, number[]>).flat();
     seen.push(...pids);
@@ -84,9 +89,16 @@ describe("the host ending with tracked groups (a shell command's and an MCP serv
     end(host);
     // A host that did not end (a failing test) is ended by a signal it cannot ignore here.
     const guard = setTimeout(() => host.kill("SIGKILL"), 10_000);
-    const { code, signal, stdout, stderr } = await result.finally(() => clearTimeout(guard));
+    const { code, signal, stdout, stderr } = await result.finally(() => {
+      clearTimeout(guard);
+    });
     // The SIGKILL was sent before the host ended; the kernel finishes the job.
-    await vi.waitFor(() => expect(pids.map(processAlive), stderr).toEqual([false, false, false, false]), { timeout: 3_000, interval: 10 });
+    await vi.waitFor(
+      () => {
+        expect(pids.map(processAlive), stderr).toEqual([false, false, false, false]);
+      },
+      { timeout: 3_000, interval: 10 },
+    );
     return { code, signal, after: stdout.split("\n").slice(1).join("\n") };
   }
 
@@ -94,9 +106,12 @@ describe("the host ending with tracked groups (a shell command's and an MCP serv
     expect(await hostEnds("exit", () => undefined)).toEqual({ code: 0, signal: null, after: "" });
   });
 
-  it.each(["SIGINT", "SIGTERM", "SIGHUP"] as const)("an unhandled %s SIGKILLs every tracked group, then ends the host", async (sig) => {
-    expect(await hostEnds("wait", (host) => host.kill(sig))).toEqual({ code: null, signal: sig, after: "" });
-  });
+  it.each(["SIGINT", "SIGTERM", "SIGHUP"] as const)(
+    "an unhandled %s SIGKILLs every tracked group, then ends the host",
+    async (sig) => {
+      expect(await hostEnds("wait", (host) => host.kill(sig))).toEqual({ code: null, signal: sig, after: "" });
+    },
+  );
 
   it("a SIGINT the host handles is passed on to the command's group only; the server's dies with the host", async () => {
     expect(await hostEnds("handled", (host) => host.kill("SIGINT"))).toEqual({

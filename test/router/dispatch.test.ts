@@ -26,7 +26,10 @@ describe("ToolRouter.dispatch error texts", () => {
   it("answers an unknown tool with unsupported call", async () => {
     const router = routerWith(returning({ kind: "function", body: "x" }));
     const r = await router.dispatch(router.buildToolCall(fc("1", "missing"))!, opts());
-    expect(r).toMatchObject({ success: false, item: { type: "function_call_output", call_id: "1", output: "unsupported call: missing" } });
+    expect(r).toMatchObject({
+      success: false,
+      item: { type: "function_call_output", call_id: "1", output: "unsupported call: missing" },
+    });
   });
 
   it("passes a respondToModel message through verbatim", async () => {
@@ -43,25 +46,39 @@ describe("ToolRouter.dispatch error texts", () => {
 
   it("wraps any other throw as `tool {name} failed: {message}` and logs the stack, not the model", async () => {
     const lines: string[] = [];
-    const logger = pino({ level: "error" }, new Writable({ write: (c, _e, cb) => (lines.push(String(c)), cb()) }));
+    const logger = pino(
+      { level: "error" },
+      new Writable({
+        write: (c, _e, cb) => {
+          lines.push(String(c));
+          cb();
+        },
+      }),
+    );
     const router = routerWith({
       kind: "function",
       handle: async () => {
         throw new TypeError("cannot read x of undefined");
       },
     });
-    const r = await router.dispatch(router.buildToolCall(fc("1", "t"))!, { ...opts(), turn: createTurnContext({ logger }) });
+    const r = await router.dispatch(router.buildToolCall(fc("1", "t"))!, {
+      ...opts(),
+      turn: createTurnContext({ logger }),
+    });
     expect(r.item).toMatchObject({ output: "tool t failed: cannot read x of undefined" });
     expect(lines.join("")).toContain("TypeError");
     expect(lines.join("")).toContain("stack");
   });
 
   it("treats an empty argument string as {}", async () => {
-    const router = routerWith({ kind: "function", handle: async (inv) => ({ kind: "function", body: JSON.stringify(inv.args) }) }, {
-      type: "object",
-      properties: { a: { type: "number" } },
-      additionalProperties: false,
-    });
+    const router = routerWith(
+      { kind: "function", handle: async (inv) => ({ kind: "function", body: JSON.stringify(inv.args) }) },
+      {
+        type: "object",
+        properties: { a: { type: "number" } },
+        additionalProperties: false,
+      },
+    );
     const r = await router.dispatch(router.buildToolCall(fc("1", "t", ""))!, opts());
     expect(r.item).toMatchObject({ output: "{}" });
   });
@@ -83,7 +100,9 @@ describe("ToolRouter.dispatch error texts", () => {
       required: ["path"],
       additionalProperties: false,
     });
-    const call = router.buildToolCall(fc("1", "t", JSON.stringify({ mode: "SECRET-VALUE", nested: { n: 1.5 }, extra: "SECRET-2" })))!;
+    const call = router.buildToolCall(
+      fc("1", "t", JSON.stringify({ mode: "SECRET-VALUE", nested: { n: 1.5 }, extra: "SECRET-2" })),
+    )!;
     const out = (await router.dispatch(call, opts())).item as { output: string };
     expect(out.output).toBe(
       "invalid arguments for t: / must have required property 'path'; /extra is not an allowed property; " +
@@ -98,7 +117,10 @@ describe("ToolRouter.dispatch error texts", () => {
       "x-vendor": { deep: true },
       properties: { when: { type: "string", format: "my-custom-date" }, url: { type: "string", format: "uri" } },
     });
-    const ok = await router.dispatch(router.buildToolCall(fc("1", "t", '{"when":"whenever","url":"https://x.test/"}'))!, opts());
+    const ok = await router.dispatch(
+      router.buildToolCall(fc("1", "t", '{"when":"whenever","url":"https://x.test/"}'))!,
+      opts(),
+    );
     expect(ok.item).toMatchObject({ output: "ok" });
     const bad = await router.dispatch(router.buildToolCall(fc("2", "t", '{"url":"not a uri"}'))!, opts());
     expect(bad.item).toMatchObject({ output: 'invalid arguments for t: /url must match format "uri"' });
@@ -106,9 +128,22 @@ describe("ToolRouter.dispatch error texts", () => {
 
   it("skips validation for a schema that cannot compile, and logs it once", async () => {
     const lines: string[] = [];
-    const logger = pino({ level: "warn" }, new Writable({ write: (c, _e, cb) => (lines.push(String(c)), cb()) }));
+    const logger = pino(
+      { level: "warn" },
+      new Writable({
+        write: (c, _e, cb) => {
+          lines.push(String(c));
+          cb();
+        },
+      }),
+    );
     const { specs, registry } = new ToolRegistryBuilder({ logger })
-      .pushSpec({ type: "function", name: "t", description: "d", parameters: { type: "object", properties: { a: { $ref: "#/nowhere" } } } })
+      .pushSpec({
+        type: "function",
+        name: "t",
+        description: "d",
+        parameters: { type: "object", properties: { a: { $ref: "#/nowhere" } } },
+      })
       .registerHandler("t", returning({ kind: "function", body: "handler ran" }))
       .build();
     const router = new ToolRouter(registry, specs);
@@ -132,7 +167,11 @@ describe("ToolRouter.dispatch error texts", () => {
     };
     const router = routerWith(handler);
     const call = router.buildToolCall({ type: "custom_tool_call", call_id: "c", name: "t", input: "raw text" })!;
-    expect((await router.dispatch(call, opts())).item).toEqual({ type: "custom_tool_call_output", call_id: "c", output: "got raw text\nend" });
+    expect((await router.dispatch(call, opts())).item).toEqual({
+      type: "custom_tool_call_output",
+      call_id: "c",
+      output: "got raw text\nend",
+    });
   });
 
   it("reports success from the handler output", async () => {
@@ -161,8 +200,19 @@ describe("ToolRouter.dispatch error texts", () => {
   it("converts MCP results: structuredContent, text, images, other blocks, isError", async () => {
     const router = routerWith({ kind: "function", handle: async () => ({ kind: "mcp", result: { content: [] } }) });
     const { mcpResultBody } = await import("../../src/index.js");
-    expect(mcpResultBody({ content: [{ type: "text", text: "a" }], structuredContent: { n: 1 } })).toEqual({ body: '{"n":1}', success: true });
-    expect(mcpResultBody({ content: [{ type: "text", text: "a" }, { type: "text", text: "b" }], isError: true })).toEqual({
+    expect(mcpResultBody({ content: [{ type: "text", text: "a" }], structuredContent: { n: 1 } })).toEqual({
+      body: '{"n":1}',
+      success: true,
+    });
+    expect(
+      mcpResultBody({
+        content: [
+          { type: "text", text: "a" },
+          { type: "text", text: "b" },
+        ],
+        isError: true,
+      }),
+    ).toEqual({
       body: "a\nb",
       success: false,
     });
@@ -202,13 +252,23 @@ describe("ToolRouter parallel flags", () => {
 
 describe("ToolRouter with an MCP tool source", () => {
   it("a registered tool wins over an MCP tool listed under the same name, and is offered once", async () => {
-    const mcpHandler: ToolHandler = { kind: "mcp", handle: async () => ({ kind: "mcp", result: { content: [{ type: "text", text: "from mcp" }] } }) };
+    const mcpHandler: ToolHandler = {
+      kind: "mcp",
+      handle: async () => ({ kind: "mcp", result: { content: [{ type: "text", text: "from mcp" }] } }),
+    };
     const mcp = {
       handler: mcpHandler,
-      resolve: (name: string) => (name === "dup" || name === "mcp__s__only" ? { server: "s", tool: name, supportsParallel: true } : undefined),
+      resolve: (name: string) =>
+        name === "dup" || name === "mcp__s__only" ? { server: "s", tool: name, supportsParallel: true } : undefined,
       configuredSpecs: () => [
-        { spec: { type: "function" as const, name: "dup", description: "mcp", parameters: { type: "object" } }, supportsParallelToolCalls: true },
-        { spec: { type: "function" as const, name: "mcp__s__only", description: "mcp", parameters: { type: "object" } }, supportsParallelToolCalls: true },
+        {
+          spec: { type: "function" as const, name: "dup", description: "mcp", parameters: { type: "object" } },
+          supportsParallelToolCalls: true,
+        },
+        {
+          spec: { type: "function" as const, name: "mcp__s__only", description: "mcp", parameters: { type: "object" } },
+          supportsParallelToolCalls: true,
+        },
       ],
     };
     const { specs, registry } = new ToolRegistryBuilder()
@@ -216,10 +276,9 @@ describe("ToolRouter with an MCP tool source", () => {
       .registerHandler("dup", returning({ kind: "function", body: "registered" }))
       .build();
     const router = new ToolRouter(registry, specs, mcp);
-    expect(router.specs().map((c) => (c.spec.type === "function" ? `${c.spec.name}:${c.spec.description}` : ""))).toEqual([
-      "dup:registered",
-      "mcp__s__only:mcp",
-    ]);
+    expect(
+      router.specs().map((c) => (c.spec.type === "function" ? `${c.spec.name}:${c.spec.description}` : "")),
+    ).toEqual(["dup:registered", "mcp__s__only:mcp"]);
     const dup = router.buildToolCall(fc("1", "dup"))!;
     expect(dup.payload.kind).toBe("function");
     expect((await router.dispatch(dup, opts())).item).toMatchObject({ output: "registered" });

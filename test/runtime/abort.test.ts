@@ -1,10 +1,17 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { ToolHandler, ToolInvocation } from "../../src/index.js";
+import type { ToolHandler } from "../../src/index.js";
 import { ControlledHandler, deferred, fc, flush, makeRuntime, Observer, text, waitFor } from "../support/harness.js";
 
 /** Resolves with "pending" if `p` has not settled before the next macrotask. */
 async function settledBeforeNextTask<T>(p: Promise<T>): Promise<T | "pending"> {
-  return Promise.race([p, new Promise<"pending">((r) => setImmediate(() => r("pending")))]);
+  return Promise.race([
+    p,
+    new Promise<"pending">((r) =>
+      setImmediate(() => {
+        r("pending");
+      }),
+    ),
+  ]);
 }
 
 let unhandled: unknown[] = [];
@@ -120,17 +127,16 @@ describe("abort", () => {
   });
 
   it("a handler settling long after its call was aborted raises nothing", async () => {
-    const late = deferred<void>();
-    const settled = deferred<void>();
+    const late = deferred();
+    const settled = deferred();
     const handler: ToolHandler = {
       kind: "function",
-      async handle(inv: ToolInvocation) {
+      async handle() {
         try {
           await late.promise;
           throw new Error("boom after abort");
         } finally {
           settled.resolve();
-          void inv;
         }
       },
     };
@@ -228,7 +234,11 @@ describe("abort", () => {
     runtime.abort();
     runtime.submit(fc("late", "anything", 42));
     expect(await runtime.drainOutcomes()).toEqual([
-      expect.objectContaining({ callId: "late", aborted: true, item: expect.objectContaining({ output: "aborted by user after 0.1s" }) }),
+      expect.objectContaining({
+        callId: "late",
+        aborted: true,
+        item: expect.objectContaining({ output: "aborted by user after 0.1s" }),
+      }),
     ]);
   });
 });

@@ -30,12 +30,17 @@ describe("accepting items", () => {
     const { items, badLines } = fixture("responses-bad.jsonl");
     expect(badLines).toHaveLength(1); // the line that is not JSON never reaches the runtime
     const { runtime, events } = makeRuntime([
-      { name: "read_file", handler: echo, parallel: true, parameters: {
-        type: "object",
-        properties: { file_path: { type: "string" } },
-        required: ["file_path"],
-        additionalProperties: false,
-      } },
+      {
+        name: "read_file",
+        handler: echo,
+        parallel: true,
+        parameters: {
+          type: "object",
+          properties: { file_path: { type: "string" } },
+          required: ["file_path"],
+          additionalProperties: false,
+        },
+      },
       { name: "update_plan", handler: echo },
       { name: "shell", handler: echo, parallel: true },
       { name: "list_dir", handler: echo, parallel: true },
@@ -58,7 +63,9 @@ describe("accepting items", () => {
     expect(byId.get("call_emptyargs")).toBe("update_plan:{}");
     expect(byId.get("call_numargs")).toBe("failed to parse function arguments: arguments must be a JSON string");
     expect(byId.get("call_unknown")).toBe("unsupported call: rm_everything");
-    expect(byId.get("call_schema")).toBe("invalid arguments for read_file: /surprise is not an allowed property; /file_path must be string");
+    expect(byId.get("call_schema")).toBe(
+      "invalid arguments for read_file: /surprise is not an allowed property; /file_path must be string",
+    );
     expect(byId.get("call_schema")).not.toContain("12345");
     expect(byId.get("call_custom_unknown")).toBe("unsupported custom tool call: not_a_tool");
     expect(outputs.find((o) => outputCallId(o) === "call_custom_unknown")!.type).toBe("custom_tool_call_output");
@@ -116,7 +123,9 @@ describe("accepting items", () => {
 
   it("reports a namespaced item that cannot become a call under its full name", async () => {
     const { runtime, events } = makeRuntime([]);
-    expect(runtime.submit({ type: "function_call", call_id: "n", name: "echo", namespace: "mcp__srv", arguments: 7 })).toEqual({
+    expect(
+      runtime.submit({ type: "function_call", call_id: "n", name: "echo", namespace: "mcp__srv", arguments: 7 }),
+    ).toEqual({
       accepted: true,
       callId: "n",
       reason: "failed to parse function arguments: arguments must be a JSON string",
@@ -144,7 +153,16 @@ describe("accepting items", () => {
 
   it("never throws from submit, whatever it is given", async () => {
     const { runtime } = makeRuntime([{ name: "t", handler: echo }]);
-    for (const junk of [null, undefined, 42, "str", [], { type: 7 }, { type: "function_call" }, { type: "function_call", call_id: "x" }]) {
+    for (const junk of [
+      null,
+      undefined,
+      42,
+      "str",
+      [],
+      { type: 7 },
+      { type: "function_call" },
+      { type: "function_call", call_id: "x" },
+    ]) {
       expect(() => runtime.submit(junk as unknown as UnknownItem)).not.toThrow();
     }
     expect((await runtime.drain()).map(text)).toEqual(["function_call without a tool name"]);
@@ -153,7 +171,7 @@ describe("accepting items", () => {
   it("ignores items that are not tool calls: messages, reasoning, hosted web search", async () => {
     const { items } = fixture("responses-turn.jsonl");
     const { runtime, events } = makeRuntime([]);
-    for (const item of items.filter((i) => !String(i.type).endsWith("call") || i.type === "web_search_call")) {
+    for (const item of items.filter((i) => !i.type.endsWith("call") || i.type === "web_search_call")) {
       runtime.submit(item);
     }
     expect(await runtime.drain()).toEqual([]);

@@ -14,7 +14,11 @@ describe("fatal errors", () => {
     };
     const { runtime } = makeRuntime([
       { name: "slow", handler: slow, parallel: true },
-      { name: "done", handler: { kind: "function", handle: async () => ({ kind: "function", body: "ok" }) }, parallel: true },
+      {
+        name: "done",
+        handler: { kind: "function", handle: async () => ({ kind: "function", body: "ok" }) },
+        parallel: true,
+      },
       { name: "fatal", handler: fatal, parallel: true },
     ]);
     runtime.submit(fc("ok", "done"));
@@ -39,7 +43,11 @@ describe("fatal errors", () => {
 
   it("a payload the handler does not accept is fatal", async () => {
     const { runtime } = makeRuntime([
-      { name: "fn", handler: { kind: "function", handle: async () => ({ kind: "function", body: "x" }) }, parallel: true },
+      {
+        name: "fn",
+        handler: { kind: "function", handle: async () => ({ kind: "function", body: "x" }) },
+        parallel: true,
+      },
     ]);
     runtime.submit({ type: "custom_tool_call", call_id: "c", name: "fn", input: "raw" });
     await expect(runtime.drain()).rejects.toMatchObject({
@@ -58,6 +66,8 @@ describe("fatal errors", () => {
       },
     };
     const { runtime, router } = makeRuntime([{ name: "fatal", handler: fatal }]);
-    await expect(runtime.handleToolCall(router.buildToolCall(fc("f", "fatal"))!)).rejects.toBeInstanceOf(FatalToolCallError);
+    await expect(runtime.handleToolCall(router.buildToolCall(fc("f", "fatal"))!)).rejects.toBeInstanceOf(
+      FatalToolCallError,
+    );
   });
 });

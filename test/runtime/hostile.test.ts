@@ -12,7 +12,14 @@ afterAll(() => void process.off("unhandledRejection", onUnhandled));
 
 /** A real pino logger at the most verbose level: serializing a hostile error must not lose the call. */
 const loudLogger = () =>
-  pino({ level: "trace" }, new Writable({ write: (_chunk, _enc, done) => done() }));
+  pino(
+    { level: "trace" },
+    new Writable({
+      write: (_chunk, _enc, done) => {
+        done();
+      },
+    }),
+  );
 
 const thrower = (value: () => unknown): ToolHandler => ({
   kind: "function",
@@ -87,7 +94,12 @@ describe("every call answered, whatever its handler throws or returns (invariant
             abortedOutput: () => {
               throw hostile();
             },
-            handle: (inv) => new Promise<ToolOutput>((resolve) => inv.signal.addEventListener("abort", () => resolve({ kind: "function", body: "late" }))),
+            handle: (inv) =>
+              new Promise<ToolOutput>((resolve) => {
+                inv.signal.addEventListener("abort", () => {
+                  resolve({ kind: "function", body: "late" });
+                });
+              }),
           },
         },
       ],
@@ -106,7 +118,14 @@ describe("every call answered, whatever its handler throws or returns (invariant
 
   it("a submitted item whose every trap throws is rejected, not thrown", async () => {
     const { runtime, events } = makeRuntime([]);
-    const item = new Proxy({}, { get: () => { throw new Error("no"); } }) as never;
+    const item = new Proxy(
+      {},
+      {
+        get: () => {
+          throw new Error("no");
+        },
+      },
+    ) as never;
     expect(runtime.submit(item)).toEqual({ accepted: false, reason: "unreadable item: no" });
     expect(events.map((e) => e.type)).toEqual(["tool_call_rejected"]);
     expect(await runtime.drain()).toEqual([]);

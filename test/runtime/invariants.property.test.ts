@@ -1,10 +1,18 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FunctionCallError, outputCallId, ReadinessFlag, type ToolHandler, type ToolInvocation, type ToolOutput } from "../../src/index.js";
+import {
+  FunctionCallError,
+  outputCallId,
+  ReadinessFlag,
+  type ToolHandler,
+  type ToolInvocation,
+  type ToolOutput,
+} from "../../src/index.js";
 import { fc as functionCall, flush, makeRuntime, text } from "../support/harness.js";
 import { HOSTILE_THROWS, MALFORMED_OUTPUTS } from "../support/hostile.js";
 
-type Behavior = "ok" | "fail" | "throw" | "respond" | "hang" | "hangIgnoringSignal" | "throwHostile" | "returnMalformed";
+type Behavior =
+  "ok" | "fail" | "throw" | "respond" | "hang" | "hangIgnoringSignal" | "throwHostile" | "returnMalformed";
 const HOSTILE = Object.values(HOSTILE_THROWS).map((h) => h.value);
 const MALFORMED = Object.values(MALFORMED_OUTPUTS).map((m) => m.value);
 interface Op {
@@ -71,9 +79,12 @@ describe("runtime invariants over random call mixes (property)", () => {
           async handle(inv) {
             const { op } = inv.args as { op: Op };
             const id = inv.callId;
-            if (exclusive && active.size > 0) violations.push(`exclusive ${id} started while ${[...active.keys()]} ran`);
-            for (const [other, otherExcl] of active) if (otherExcl) violations.push(`${id} started during exclusive ${other}`);
-            if (op.mutating && (gateOpenedSeq === undefined)) violations.push(`mutating ${id} started before the gate opened`);
+            if (exclusive && active.size > 0)
+              violations.push(`exclusive ${id} started while ${[...active.keys()].join(",")} ran`);
+            for (const [other, otherExcl] of active)
+              if (otherExcl) violations.push(`${id} started during exclusive ${other}`);
+            if (op.mutating && gateOpenedSeq === undefined)
+              violations.push(`mutating ${id} started before the gate opened`);
             started.set(id, seq++);
             active.set(id, exclusive);
             const done = (): void => {
@@ -84,12 +95,19 @@ describe("runtime invariants over random call mixes (property)", () => {
               if (op.behavior === "hang") {
                 await new Promise<void>((_, reject) => {
                   if (inv.signal.aborted) reject(new Error("aborted"));
-                  inv.signal.addEventListener("abort", () => reject(new Error("aborted")), { once: true });
+                  inv.signal.addEventListener(
+                    "abort",
+                    () => {
+                      reject(new Error("aborted"));
+                    },
+                    { once: true },
+                  );
                 });
               }
               if (op.behavior === "hangIgnoringSignal") {
                 const late = new Promise<void>((resolve) => {
-                  const wait = (): void => void (inv.signal.aborted ? ticks(op.ticks + 3).then(resolve) : setImmediate(wait));
+                  const wait = (): void =>
+                    void (inv.signal.aborted ? ticks(op.ticks + 3).then(resolve) : setImmediate(wait));
                   wait();
                 });
                 stragglers.push(late);
@@ -119,7 +137,9 @@ describe("runtime invariants over random call mixes (property)", () => {
           { maxConcurrency: s.maxConcurrency, turn: { toolCallGate: gate } },
         );
         // Something must end hanging calls and a gate that never opens: abort at the end then.
-        const needsAbort = s.ops.some((o) => o.behavior.startsWith("hang")) || (s.gateOpensAt === undefined && s.ops.some((o) => o.mutating));
+        const needsAbort =
+          s.ops.some((o) => o.behavior.startsWith("hang")) ||
+          (s.gateOpensAt === undefined && s.ops.some((o) => o.mutating));
         const abortAt = s.abortAt ?? (needsAbort ? 40 : undefined);
 
         const ids = s.ops.map((_, i) => `c${i}`);

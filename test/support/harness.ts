@@ -99,7 +99,9 @@ export class ControlledHandler implements ToolHandler {
   }
 
   abortedOutput(_inv: ToolInvocation | undefined, elapsedMs: number): string | undefined {
-    return this.opts.partial === undefined ? undefined : `partial after ${Math.round(elapsedMs)}ms: ${this.opts.partial}`;
+    return this.opts.partial === undefined
+      ? undefined
+      : `partial after ${Math.round(elapsedMs)}ms: ${this.opts.partial}`;
   }
 
   async handle(inv: ToolInvocation): Promise<ToolOutput> {
@@ -109,9 +111,15 @@ export class ControlledHandler implements ToolHandler {
       const waits: Promise<string>[] = [this.gate(inv.callId).promise];
       if (this.opts.honourSignal) {
         waits.push(
-          new Promise<string>((_, reject) =>
-            inv.signal.addEventListener("abort", () => reject(new Error("handler saw abort")), { once: true }),
-          ),
+          new Promise<string>((_, reject) => {
+            inv.signal.addEventListener(
+              "abort",
+              () => {
+                reject(new Error("handler saw abort"));
+              },
+              { once: true },
+            );
+          }),
         );
       }
       const body = await Promise.race(waits);

@@ -3,11 +3,22 @@
  * and `toString` that throw, proxies whose every trap throws, revoked proxies, symbols, cycles.
  */
 const trapsThatThrow: ProxyHandler<object> = Object.fromEntries(
-  ["get", "has", "ownKeys", "getPrototypeOf", "getOwnPropertyDescriptor", "apply", "construct", "set", "defineProperty"].map(
-    (trap) => [trap, () => {
+  [
+    "get",
+    "has",
+    "ownKeys",
+    "getPrototypeOf",
+    "getOwnPropertyDescriptor",
+    "apply",
+    "construct",
+    "set",
+    "defineProperty",
+  ].map((trap) => [
+    trap,
+    () => {
       throw new Error(`trap ${trap} says no`);
-    }],
-  ),
+    },
+  ]),
 );
 
 function revoked(): object {
@@ -58,9 +69,12 @@ export const HOSTILE_THROWS: Record<string, { value: () => unknown; text: string
   null: { value: () => null, text: "unknown error" },
   undefined: { value: () => undefined, text: "unknown error" },
   number: { value: () => 42, text: "42" },
-  "plain object": { value: () => ({ code: "E_BAD", detail: "x".repeat(500) }), text: /^\{"code":"E_BAD","detail":"x+…$/ },
+  "plain object": {
+    value: () => ({ code: "E_BAD", detail: "x".repeat(500) }),
+    text: /^\{"code":"E_BAD","detail":"x+…$/,
+  },
   "cyclic object": { value: cyclic, text: "unknown error" },
-  "string": { value: () => "plain string thrown", text: "plain string thrown" },
+  string: { value: () => "plain string thrown", text: "plain string thrown" },
 };
 
 /** Outputs a handler might return that break the `ToolOutput` contract. */
@@ -77,7 +91,10 @@ export const MALFORMED_OUTPUTS: Record<string, { value: () => unknown; text: str
     value: () => ({ kind: "function", body: "x", success: "yes" }),
     text: /malformed output \(success must be a boolean\)$/,
   },
-  "mcp without result": { value: () => ({ kind: "mcp", result: null }), text: /malformed output \(an mcp output needs a result object\)$/ },
+  "mcp without result": {
+    value: () => ({ kind: "mcp", result: null }),
+    text: /malformed output \(an mcp output needs a result object\)$/,
+  },
   "mcp content not an array": {
     value: () => ({ kind: "mcp", result: { content: "hi" } }),
     text: /malformed output \(result.content must be an array\)$/,

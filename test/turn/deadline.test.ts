@@ -19,7 +19,15 @@ describe("deadline", () => {
 
   it("expires on time", async () => {
     const limit = deadline(new AbortController().signal, 5);
-    await new Promise<void>((r) => limit.signal.addEventListener("abort", () => r(), { once: true }));
+    await new Promise<void>((r) => {
+      limit.signal.addEventListener(
+        "abort",
+        () => {
+          r();
+        },
+        { once: true },
+      );
+    });
     expect(limit.expired).toBe(true);
     limit.dispose();
   });
@@ -35,9 +43,13 @@ describe("deadline", () => {
       runtime.submit({ type: "function_call", call_id: "c1", name: "ask", arguments: "{}" });
       console.log(JSON.stringify(await runtime.drain()));
     `;
-    const { stdout } = await promisify(execFile)(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
-      cwd: root,
-    });
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ["--import", "tsx", "--input-type=module", "-e", script],
+      {
+        cwd: root,
+      },
+    );
     expect(JSON.parse(stdout)).toEqual([
       { type: "function_call_output", call_id: "c1", output: "dynamic tool ask got no response within 0.2s" },
     ]);

@@ -10,7 +10,9 @@ describe("truncation policy", () => {
 
   it("keeps head and tail halves with the exact header and marker", () => {
     const text = "line1\nline2\nline3\nline4\n";
-    expect(truncateText(text, { mode: "bytes", limit: 10 })).toBe("Total output lines: 4\n\nline1…14 chars truncated…ine4\n");
+    expect(truncateText(text, { mode: "bytes", limit: 10 })).toBe(
+      "Total output lines: 4\n\nline1…14 chars truncated…ine4\n",
+    );
   });
 
   it("cuts on UTF-8 boundaries and counts removed characters", () => {
@@ -42,7 +44,7 @@ describe("truncation policy", () => {
           kept <= limit &&
           s.startsWith(head!) &&
           s.endsWith(tail!) &&
-          [...head!].length + Number(removed) + [...tail!].length === [...s].length
+          Array.from(head!).length + Number(removed) + Array.from(tail!).length === Array.from(s).length
         );
       }),
     );

@@ -39,14 +39,21 @@ server.setRequestHandler(ListToolsRequestSchema, () => ({
 const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
   new Promise((resolve, reject) => {
     const timer = setTimeout(resolve, ms);
-    signal.addEventListener("abort", () => (clearTimeout(timer), reject(new Error("cancelled"))), { once: true });
+    signal.addEventListener(
+      "abort",
+      () => {
+        clearTimeout(timer);
+        reject(new Error("cancelled"));
+      },
+      { once: true },
+    );
   });
 
 server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
   const args = request.params.arguments ?? {};
   switch (request.params.name) {
     case "word_count": {
-      const text = String(args["text"] ?? "");
+      const text = typeof args["text"] === "string" ? args["text"] : "";
       const words = text.split(/\s+/).filter(Boolean).length;
       const lines = text === "" ? 0 : text.split("\n").length;
       return { content: [{ type: "text", text: `${words} words, ${lines} lines` }] };
@@ -64,7 +71,7 @@ server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<
           });
         }
       }
-      const topic = String(args["topic"] ?? "");
+      const topic = typeof args["topic"] === "string" ? args["topic"] : "";
       return { content: [{ type: "text", text: `Review of ${topic}: main() returns a constant; consider a test.` }] };
     }
     default:

@@ -37,7 +37,8 @@ class PlannedTree {
   async readForUpdate(path: string): Promise<string> {
     const planned = this.changes.get(path);
     if (planned !== undefined) {
-      if (planned === null) throw new PatchApplyError(`Failed to read file to update ${path}: No such file or directory`);
+      if (planned === null)
+        throw new PatchApplyError(`Failed to read file to update ${path}: No such file or directory`);
       return planned;
     }
     let data: Buffer;

@@ -1,5 +1,18 @@
 import { randomBytes } from "node:crypto";
-import { chmod, lstat, mkdir, readFile, readlink, realpath, rename, rmdir, stat, symlink, unlink, writeFile } from "node:fs/promises";
+import {
+  chmod,
+  lstat,
+  mkdir,
+  readFile,
+  readlink,
+  realpath,
+  rename,
+  rmdir,
+  stat,
+  symlink,
+  unlink,
+  writeFile,
+} from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import type { Logger } from "pino";
 import { PatchApplyError } from "./errors.js";
@@ -138,7 +151,10 @@ export async function commitChanges(changes: FileChanges, logger: Logger): Promi
       try {
         await restore(change);
       } catch (restoreErr) {
-        logger.error({ err: restoreErr, path: change.target }, "apply_patch could not restore a file after a failed write");
+        logger.error(
+          { err: restoreErr, path: change.target },
+          "apply_patch could not restore a file after a failed write",
+        );
         unrestored.push(change.target);
       }
     }

@@ -35,7 +35,10 @@ export class ApplyPatchHandler implements ToolHandler {
     const patch = patchText(inv);
     try {
       const result = await applyPatch(patch, { cwd: inv.turn.cwd, signal: inv.signal, logger: inv.turn.logger });
-      inv.turn.logger.debug({ callId: inv.callId, added: result.added, modified: result.modified, deleted: result.deleted }, "apply_patch applied");
+      inv.turn.logger.debug(
+        { callId: inv.callId, added: result.added, modified: result.modified, deleted: result.deleted },
+        "apply_patch applied",
+      );
       return { kind: "function", body: result.summary };
     } catch (err) {
       if (err instanceof PatchParseError || err instanceof PatchApplyError) {

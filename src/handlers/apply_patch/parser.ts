@@ -53,7 +53,9 @@ export class PatchParseError extends Error {
     readonly reason: string,
     readonly lineNumber?: number,
   ) {
-    super(lineNumber === undefined ? `Invalid patch: ${reason}` : `Invalid patch hunk on line ${lineNumber}: ${reason}`);
+    super(
+      lineNumber === undefined ? `Invalid patch: ${reason}` : `Invalid patch hunk on line ${lineNumber}: ${reason}`,
+    );
     this.name = "PatchParseError";
   }
 }
@@ -145,7 +147,8 @@ function parseOneHunk(lines: string[], lineNumber: number): [Hunk, number] {
       consumed += chunkLines;
     }
     if (chunks.length === 0) throw invalidHunk(`Update file hunk for path '${path}' is empty`, lineNumber);
-    const hunk: Hunk = movePath === undefined ? { type: "update", path, chunks } : { type: "update", path, movePath, chunks };
+    const hunk: Hunk =
+      movePath === undefined ? { type: "update", path, chunks } : { type: "update", path, movePath, chunks };
     return [hunk, consumed];
   }
   throw invalidHunk(
@@ -160,7 +163,11 @@ function contextOf(line: string): string | null | undefined {
   return undefined;
 }
 
-function parseUpdateChunk(lines: string[], lineNumber: number, allowMissingContext: boolean): [UpdateFileChunk, number] {
+function parseUpdateChunk(
+  lines: string[],
+  lineNumber: number,
+  allowMissingContext: boolean,
+): [UpdateFileChunk, number] {
   const changeContext: string[] = [];
   let start = 0;
   // Consecutive `@@` lines narrow the position step by step.

@@ -6,7 +6,12 @@
  * earlier. With `eof`, the search starts where the pattern would end the file.
  * Returns the index of the first matching line, or undefined.
  */
-export function seekSequence(lines: readonly string[], pattern: readonly string[], start: number, eof: boolean): number | undefined {
+export function seekSequence(
+  lines: readonly string[],
+  pattern: readonly string[],
+  start: number,
+  eof: boolean,
+): number | undefined {
   if (pattern.length === 0) return start;
   if (pattern.length > lines.length) return undefined;
   const searchStart = eof ? lines.length - pattern.length : start;

@@ -24,7 +24,12 @@ export class DynamicToolHandler implements ToolHandler {
     const limit = deadline(inv.signal, this.timeoutMs);
     // Waiting starts before the event so an embedder answering inside `onEvent` is heard.
     const answer = dynamicCallBroker(inv.turn).wait(inv.callId, limit.signal);
-    emitEvent(inv.turn, { type: "dynamic_tool_call_request", callId: inv.callId, toolName: inv.toolName, arguments: inv.args });
+    emitEvent(inv.turn, {
+      type: "dynamic_tool_call_request",
+      callId: inv.callId,
+      toolName: inv.toolName,
+      arguments: inv.args,
+    });
     try {
       const { success, contentItems } = await answer;
       return { kind: "function", body: contentItems, success };
@@ -38,7 +43,6 @@ export class DynamicToolHandler implements ToolHandler {
     }
   }
 }
-
 
 function checkTimeout(ms: number | undefined): number {
   if (ms === undefined) return DEFAULT_DYNAMIC_TOOL_TIMEOUT_MS;
@@ -59,13 +63,21 @@ export const dynamicToolsFactory: ToolFactory<DynamicToolsConfig> = (config, ctx
   const handler = new DynamicToolHandler(checkTimeout(config.dynamicToolTimeoutMs));
   return ctx.dynamicTools.map((tool: DynamicToolSpec) => {
     if (typeof tool.name !== "string" || !TOOL_NAME.test(tool.name)) {
-      throw new Error(`invalid dynamic tool name ${JSON.stringify(tool.name)}: expected 1-64 characters of [a-zA-Z0-9_-]`);
+      throw new Error(
+        `invalid dynamic tool name ${JSON.stringify(tool.name)}: expected 1-64 characters of [a-zA-Z0-9_-]`,
+      );
     }
     if (typeof tool.inputSchema !== "object" || tool.inputSchema === null || Array.isArray(tool.inputSchema)) {
       throw new Error(`dynamic tool ${tool.name}: inputSchema must be a JSON Schema object`);
     }
     return {
-      spec: { type: "function", name: tool.name, description: tool.description, parameters: tool.inputSchema, strict: false },
+      spec: {
+        type: "function",
+        name: tool.name,
+        description: tool.description,
+        parameters: tool.inputSchema,
+        strict: false,
+      },
       handler,
       supportsParallel: false,
     };

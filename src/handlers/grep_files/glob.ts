@@ -3,7 +3,7 @@
  * regular expressions over `/`-separated relative paths.
  */
 
-const REGEX_SPECIAL = new Set([..."\\^$.|+()[]{}*?"]);
+const REGEX_SPECIAL = new Set(Array.from("\\^$.|+()[]{}*?"));
 
 function escapeChar(ch: string): string {
   return REGEX_SPECIAL.has(ch) ? `\\${ch}` : ch;

@@ -85,7 +85,8 @@ export class GrepFilesHandler implements ToolHandler {
       results = await newestFirst(found, Math.min(requested, MAX_LIMIT), signal);
     } catch (err) {
       if (inv.signal.aborted || err instanceof FunctionCallError) throw err;
-      if (limit.expired) throw fail(`${rg ? "rg" : "grep_files"} timed out after ${formatSecondsExact(timeoutMs)} seconds`);
+      if (limit.expired)
+        throw fail(`${rg ? "rg" : "grep_files"} timed out after ${formatSecondsExact(timeoutMs)} seconds`);
       if (err instanceof SyntaxError) throw fail(`invalid pattern: ${err.message}`);
       throw err;
     } finally {
@@ -102,4 +103,6 @@ export interface GrepFilesToolConfig {
 }
 
 export const grepFilesToolFactory: ToolFactory<GrepFilesToolConfig> = (config) =>
-  config.grepFiles === false ? [] : [{ spec: GREP_FILES_SPEC, handler: new GrepFilesHandler(), supportsParallel: true }];
+  config.grepFiles === false
+    ? []
+    : [{ spec: GREP_FILES_SPEC, handler: new GrepFilesHandler(), supportsParallel: true }];

@@ -1,1 +1,7 @@
-export { GREP_FILES_SPEC, type GrepFilesOptions, GrepFilesHandler, type GrepFilesToolConfig, grepFilesToolFactory } from "./handler.js";
+export {
+  GREP_FILES_SPEC,
+  type GrepFilesOptions,
+  GrepFilesHandler,
+  type GrepFilesToolConfig,
+  grepFilesToolFactory,
+} from "./handler.js";

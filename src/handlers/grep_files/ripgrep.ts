@@ -17,7 +17,13 @@ export function findRipgrep(pathEnv: string = process.env["PATH"] ?? ""): Promis
       for (const dir of pathEnv.split(delimiter).filter(Boolean)) {
         for (const name of names) {
           const candidate = join(dir, name);
-          if (await access(candidate, constants.X_OK).then(() => true, () => false)) return candidate;
+          if (
+            await access(candidate, constants.X_OK).then(
+              () => true,
+              () => false,
+            )
+          )
+            return candidate;
         }
       }
       return null;
@@ -49,7 +55,9 @@ export function runRipgrep(rg: string, req: SearchRequest): Promise<string[]> {
     };
     const onAbort = (): void => {
       child.kill("SIGKILL");
-      finish(() => reject(req.signal.reason));
+      finish(() => {
+        reject(req.signal.reason);
+      });
     };
     req.signal.addEventListener("abort", onAbort, { once: true });
     if (req.signal.aborted) onAbort();
@@ -64,23 +72,23 @@ export function runRipgrep(rg: string, req: SearchRequest): Promise<string[]> {
     child.stderr.on("data", (chunk: string) => {
       if (stderr.length < STDERR_CAP) stderr += chunk.slice(0, STDERR_CAP - stderr.length);
     });
-    child.on("error", (err) =>
-      finish(() =>
+    child.on("error", (err) => {
+      finish(() => {
         reject(
           FunctionCallError.respondToModel(
             `failed to launch ripgrep at \`${rg}\`: ${err.message}. Ensure ripgrep is installed and on PATH.`,
           ),
-        ),
-      ),
-    );
-    child.on("close", (code) =>
+        );
+      });
+    });
+    child.on("close", (code) => {
       finish(() => {
         if (partial !== "") results.push(partial);
         // Exit 2 with matches: some files could not be read; the matches still stand.
         if (code === 0 || (code === 2 && results.length > 0)) resolve(results);
         else if (code === 1) resolve([]);
         else reject(FunctionCallError.respondToModel(`rg failed: ${stderr.trim() || `exit code ${String(code)}`}`));
-      }),
-    );
+      });
+    });
   });
 }

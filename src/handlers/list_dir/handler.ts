@@ -61,7 +61,9 @@ const byBytes = (a: { sortKey: Buffer }, b: { sortKey: Buffer }): number => Buff
 /** Breadth-first walk to `depth` levels (Codex `collect_entries`); unreadable subdirectories are skipped. */
 async function collectEntries(root: string, depth: number, inv: ToolInvocation): Promise<Entry[]> {
   const entries: Entry[] = [];
-  const queue: Array<{ dir: string; prefix: string; remaining: number }> = [{ dir: root, prefix: "", remaining: depth }];
+  const queue: Array<{ dir: string; prefix: string; remaining: number }> = [
+    { dir: root, prefix: "", remaining: depth },
+  ];
   for (let next = queue.shift(); next; next = queue.shift()) {
     inv.signal.throwIfAborted();
     let dirents: Dirent[];
@@ -86,7 +88,8 @@ async function collectEntries(root: string, depth: number, inv: ToolInvocation):
     });
     found.sort(byBytes);
     for (const f of found) {
-      if (f.kind === "dir" && next.remaining > 1) queue.push({ dir: f.path, prefix: f.relative, remaining: next.remaining - 1 });
+      if (f.kind === "dir" && next.remaining > 1)
+        queue.push({ dir: f.path, prefix: f.relative, remaining: next.remaining - 1 });
       entries.push({ sortKey: f.sortKey, name: f.name, depth: f.depth, kind: f.kind });
     }
   }
@@ -129,7 +132,8 @@ export class ListDirHandler implements ToolHandler {
       const start = offset - 1;
       if (start >= entries.length) throw fail("offset exceeds directory entry count");
       const end = Math.min(entries.length, start + limit);
-      for (const e of entries.slice(start, end)) lines.push(`${" ".repeat(e.depth * INDENT_SPACES)}${e.name}${SUFFIX[e.kind]}`);
+      for (const e of entries.slice(start, end))
+        lines.push(`${" ".repeat(e.depth * INDENT_SPACES)}${e.name}${SUFFIX[e.kind]}`);
       if (end < entries.length) lines.push(`More than ${end - start} entries found`);
     }
     return { kind: "function", body: lines.join("\n"), success: true };

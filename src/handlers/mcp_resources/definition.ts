@@ -12,7 +12,10 @@ function listSpec(name: string, description: string, serverDescription: string):
       type: "object",
       properties: {
         server: { type: "string", description: serverDescription },
-        cursor: { type: "string", description: `Opaque cursor returned by a previous ${name} call for the same server.` },
+        cursor: {
+          type: "string",
+          description: `Opaque cursor returned by a previous ${name} call for the same server.`,
+        },
       },
       additionalProperties: false,
     },
@@ -41,7 +44,8 @@ export const READ_MCP_RESOURCE_SPEC: FunctionToolSpec = {
     properties: {
       server: {
         type: "string",
-        description: "MCP server name exactly as configured. Must match the 'server' field returned by list_mcp_resources.",
+        description:
+          "MCP server name exactly as configured. Must match the 'server' field returned by list_mcp_resources.",
       },
       uri: {
         type: "string",

@@ -13,7 +13,11 @@ export function mcpResourceToolsFactory(_config: unknown, ctx: ToolFactoryContex
   if (!isResourceSource(source)) return [];
   return [
     { spec: LIST_MCP_RESOURCES_SPEC, handler: new McpListHandler(source, RESOURCES), supportsParallel: true },
-    { spec: LIST_MCP_RESOURCE_TEMPLATES_SPEC, handler: new McpListHandler(source, RESOURCE_TEMPLATES), supportsParallel: true },
+    {
+      spec: LIST_MCP_RESOURCE_TEMPLATES_SPEC,
+      handler: new McpListHandler(source, RESOURCE_TEMPLATES),
+      supportsParallel: true,
+    },
     { spec: READ_MCP_RESOURCE_SPEC, handler: new McpReadResourceHandler(source), supportsParallel: true },
   ];
 }

@@ -14,7 +14,12 @@ export interface ListKind<K extends string> {
   /** The MCP method, for error texts. */
   method: string;
   key: K;
-  page(source: McpResourceSource, server: string, cursor: string | undefined, signal: AbortSignal): Promise<Record<K, Entry[]> & { nextCursor?: string | undefined }>;
+  page(
+    source: McpResourceSource,
+    server: string,
+    cursor: string | undefined,
+    signal: AbortSignal,
+  ): Promise<Record<K, Entry[]> & { nextCursor?: string | undefined }>;
   all(source: McpResourceSource, signal: AbortSignal): Promise<Map<string, Entry[]>>;
 }
 
@@ -37,7 +42,7 @@ export const RESOURCE_TEMPLATES: ListKind<"resourceTemplates"> = {
  * server (no `server`): `{ server?, <key>: [{ server, ...entry }], nextCursor? }` as JSON,
  * servers sorted by name.
  */
-export class McpListHandler<K extends string> implements ToolHandler<unknown> {
+export class McpListHandler<K extends string> implements ToolHandler {
   readonly kind = "function" as const;
 
   constructor(
@@ -45,13 +50,14 @@ export class McpListHandler<K extends string> implements ToolHandler<unknown> {
     private readonly list: ListKind<K>,
   ) {}
 
-  async handle(inv: ToolInvocation<unknown>): Promise<ToolOutput> {
+  async handle(inv: ToolInvocation): Promise<ToolOutput> {
     const args = (inv.args ?? {}) as Record<string, unknown>;
     const server = optionalString(args, "server");
     const cursor = optionalString(args, "cursor");
     const { key, method } = this.list;
     if (server === undefined) {
-      if (cursor !== undefined) throw FunctionCallError.respondToModel("cursor can only be used when a server is specified");
+      if (cursor !== undefined)
+        throw FunctionCallError.respondToModel("cursor can only be used when a server is specified");
       const byServer = await this.list.all(this.source, inv.signal);
       const entries = [...byServer].flatMap(([name, items]) => items.map((item) => ({ server: name, ...item })));
       return { kind: "function", body: JSON.stringify({ [key]: entries }) };
@@ -62,7 +68,11 @@ export class McpListHandler<K extends string> implements ToolHandler<unknown> {
     } catch (err) {
       throw FunctionCallError.respondToModel(`${method} failed: ${errorMessage(err)}`);
     }
-    const body = { server, [key]: page[key].map((item) => ({ server, ...item })), ...(page.nextCursor && { nextCursor: page.nextCursor }) };
+    const body = {
+      server,
+      [key]: page[key].map((item) => ({ server, ...item })),
+      ...(page.nextCursor && { nextCursor: page.nextCursor }),
+    };
     return { kind: "function", body: JSON.stringify(body) };
   }
 }

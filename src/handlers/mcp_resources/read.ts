@@ -4,12 +4,12 @@ import { errorMessage } from "../../util/index.js";
 import { optionalString, type McpResourceSource } from "./source.js";
 
 /** `read_mcp_resource`: `{ server, uri, contents: [...] }` as JSON (bounded by the truncation policy). */
-export class McpReadResourceHandler implements ToolHandler<unknown> {
+export class McpReadResourceHandler implements ToolHandler {
   readonly kind = "function" as const;
 
   constructor(private readonly source: McpResourceSource) {}
 
-  async handle(inv: ToolInvocation<unknown>): Promise<ToolOutput> {
+  async handle(inv: ToolInvocation): Promise<ToolOutput> {
     const args = (inv.args ?? {}) as Record<string, unknown>;
     const server = optionalString(args, "server");
     const uri = optionalString(args, "uri");

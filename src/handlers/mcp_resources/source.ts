@@ -19,7 +19,11 @@ export interface McpResourceSource {
 
 export function isResourceSource(mcp: McpToolSource | undefined): mcp is McpToolSource & McpResourceSource {
   const m = mcp as Partial<McpResourceSource> | undefined;
-  return typeof m?.listResources === "function" && typeof m.readResource === "function" && typeof m.listAllResources === "function";
+  return (
+    typeof m?.listResources === "function" &&
+    typeof m.readResource === "function" &&
+    typeof m.listAllResources === "function"
+  );
 }
 
 /** Blank strings mean "not given" (models send `""` for optional fields). */

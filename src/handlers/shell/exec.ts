@@ -30,7 +30,9 @@ export async function resolveWorkdir(cwd: string, workdir?: string): Promise<str
   } catch (err) {
     if (err instanceof ExecStartError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
-    throw new ExecStartError(code === "ENOENT" ? `workdir does not exist: ${dir}` : `workdir is not accessible: ${dir} (${code ?? "error"})`);
+    throw new ExecStartError(
+      code === "ENOENT" ? `workdir does not exist: ${dir}` : `workdir is not accessible: ${dir} (${code ?? "error"})`,
+    );
   }
   return dir;
 }
@@ -101,16 +103,24 @@ export async function execCommand(opts: ExecOptions): Promise<ExecResult> {
   }
   // Errors after start-up (none expected: we signal the group ourselves) must never crash the host.
   child.on("error", () => undefined);
-  const closed = new Promise<void>((resolve) => child.once("close", () => resolve()));
+  const closed = new Promise<void>((resolve) =>
+    child.once("close", () => {
+      resolve();
+    }),
+  );
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve, reject) => {
-    child.once("exit", (code, signal) => resolve({ code, signal }));
+    child.once("exit", (code, signal) => {
+      resolve({ code, signal });
+    });
     child.once("error", reject);
   });
   // A spawn failure rejects `exited` too; it is reported through the `spawn` wait below.
   exited.catch(() => undefined);
   await new Promise<void>((resolve, reject) => {
     child.once("spawn", resolve);
-    child.once("error", (err) => reject(startError(program, err)));
+    child.once("error", (err) => {
+      reject(startError(program, err));
+    });
   });
   const pgid = child.pid as number;
   // A command is the host's foreground job: a Ctrl-C at the host's terminal is meant for it too.

@@ -126,9 +126,17 @@ export abstract class ExecHandler<Ctx = unknown> implements ToolHandler<Ctx> {
         timedOut: result.timedOut,
         aborted: result.aborted,
       });
-      turn.logger.debug({ callId, toolName, exitCode: result.exitCode, timedOut: result.timedOut, bytes: capture.totalBytes }, "command finished");
+      turn.logger.debug(
+        { callId, toolName, exitCode: result.exitCode, timedOut: result.timedOut, bytes: capture.totalBytes },
+        "command finished",
+      );
       const body = formatExecOutput({ ...result, timeoutMs }, capture.snapshot(), turn.truncationPolicy);
-      return { kind: "function", body, success: result.exitCode === 0 && !result.timedOut && !result.aborted, bounded: true };
+      return {
+        kind: "function",
+        body,
+        success: result.exitCode === 0 && !result.timedOut && !result.aborted,
+        bounded: true,
+      };
     } catch (err) {
       if (!(err instanceof ExecStartError)) throw err;
       // Only a started command had a begin event; its end pairs with it.

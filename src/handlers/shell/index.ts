@@ -20,12 +20,17 @@ export interface ShellToolConfig {
  */
 export function shellToolFactory(config: ShellToolConfig): ToolRegistration[] {
   const mode = config.shell ?? "shell";
-  const options = { timeoutMs: config.execTimeoutMs ?? DEFAULT_EXEC_TIMEOUT_MS, nonSafeExclusive: config.shellNonSafeExclusive ?? false };
+  const options = {
+    timeoutMs: config.execTimeoutMs ?? DEFAULT_EXEC_TIMEOUT_MS,
+    nonSafeExclusive: config.shellNonSafeExclusive ?? false,
+  };
   switch (mode) {
     case false:
       return [];
     case "shell":
-      return [{ spec: SHELL_SPEC, handler: new ShellHandler(options), supportsParallel: true, aliases: ["local_shell"] }];
+      return [
+        { spec: SHELL_SPEC, handler: new ShellHandler(options), supportsParallel: true, aliases: ["local_shell"] },
+      ];
     case "shell_command":
       return [{ spec: SHELL_COMMAND_SPEC, handler: new ShellCommandHandler(options), supportsParallel: true }];
     default:
@@ -37,7 +42,14 @@ export { ShellHandler, type ShellArgs } from "./shellHandler.js";
 export { ShellCommandHandler, userShell, type ShellCommandArgs } from "./shellCommandHandler.js";
 export { ExecHandler, MAX_CAPTURE_SIDE_BYTES, type ExecRequest, type ExecHandlerOptions } from "./execHandler.js";
 export { SHELL_SPEC, SHELL_COMMAND_SPEC } from "./definition.js";
-export { execCommand, ExecStartError, resolveWorkdir, TIMEOUT_EXIT_CODE, type ExecOptions, type ExecResult } from "./exec.js";
+export {
+  execCommand,
+  ExecStartError,
+  resolveWorkdir,
+  TIMEOUT_EXIT_CODE,
+  type ExecOptions,
+  type ExecResult,
+} from "./exec.js";
 export { HeadTailBuffer } from "./outputBuffer.js";
 export { formatExecOutput, type ExecSummary } from "./format.js";
 export { isKnownSafeCommand, parseShellLcPlainCommands } from "./safeCommand.js";

@@ -29,7 +29,10 @@ export class OutputDeltas {
     if (this.sent >= MAX_DELTAS_PER_CALL) return;
     this.pending[stream] += this.decoders[stream].write(chunk);
     if (this.pending[stream].length >= MAX_PENDING_CHARS) this.flush(stream);
-    else this.timer ??= setTimeout(() => this.flushAll(), DELTA_INTERVAL_MS);
+    else
+      this.timer ??= setTimeout(() => {
+        this.flushAll();
+      }, DELTA_INTERVAL_MS);
   }
 
   /** Sends what is pending (and what the decoders still hold); call when the command ends. */
@@ -50,6 +53,12 @@ export class OutputDeltas {
     if (chunk === "" || this.sent >= MAX_DELTAS_PER_CALL) return;
     this.pending[stream] = "";
     this.sent++;
-    emitEvent(this.turn, { type: "exec_command_output_delta", callId: this.callId, toolName: this.toolName, stream, chunk });
+    emitEvent(this.turn, {
+      type: "exec_command_output_delta",
+      callId: this.callId,
+      toolName: this.toolName,
+      stream,
+      chunk,
+    });
   }
 }

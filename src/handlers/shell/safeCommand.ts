@@ -13,17 +13,47 @@ export function isKnownSafeCommand(command: readonly string[]): boolean {
 }
 
 const ALWAYS_SAFE = new Set([
-  "cat", "cd", "cut", "echo", "expr", "false", "grep", "head", "id", "ls", "nl", "paste", "pwd", "rev",
-  "seq", "stat", "tail", "tr", "true", "uname", "uniq", "wc", "which", "whoami", "numfmt", "tac",
+  "cat",
+  "cd",
+  "cut",
+  "echo",
+  "expr",
+  "false",
+  "grep",
+  "head",
+  "id",
+  "ls",
+  "nl",
+  "paste",
+  "pwd",
+  "rev",
+  "seq",
+  "stat",
+  "tail",
+  "tr",
+  "true",
+  "uname",
+  "uniq",
+  "wc",
+  "which",
+  "whoami",
+  "numfmt",
+  "tac",
 ]);
 
 const UNSAFE_FIND_OPTIONS = new Set([
   // run arbitrary commands
-  "-exec", "-execdir", "-ok", "-okdir",
+  "-exec",
+  "-execdir",
+  "-ok",
+  "-okdir",
   // delete matches
   "-delete",
   // write pathnames to a file
-  "-fls", "-fprint", "-fprint0", "-fprintf",
+  "-fls",
+  "-fprint",
+  "-fprint0",
+  "-fprintf",
 ]);
 
 /** `--pre` and `--hostname-bin` run a command; `-z` and `--search-zip` run decompressors. */
@@ -58,19 +88,40 @@ function isSafeToCallWithExec(argv: readonly string[]): boolean {
 }
 
 const GIT_OPTIONS_WITH_VALUE = new Set([
-  "-C", "-c", "--config-env", "--exec-path", "--git-dir", "--namespace", "--super-prefix", "--work-tree",
+  "-C",
+  "-c",
+  "--config-env",
+  "--exec-path",
+  "--git-dir",
+  "--namespace",
+  "--super-prefix",
+  "--work-tree",
 ]);
-const GIT_INLINE_VALUE_PREFIXES = ["--config-env=", "--exec-path=", "--git-dir=", "--namespace=", "--super-prefix=", "--work-tree="];
+const GIT_INLINE_VALUE_PREFIXES = [
+  "--config-env=",
+  "--exec-path=",
+  "--git-dir=",
+  "--namespace=",
+  "--super-prefix=",
+  "--work-tree=",
+];
 
 function isReadOnlyGit(argv: readonly string[]): boolean {
   // `-c core.pager=...` and friends can make git run arbitrary programs.
-  if (argv.some((a) => a === "-c" || a === "--config-env" || (a.startsWith("-c") && a.length > 2) || a.startsWith("--config-env="))) {
+  if (
+    argv.some(
+      (a) =>
+        a === "-c" || a === "--config-env" || (a.startsWith("-c") && a.length > 2) || a.startsWith("--config-env="),
+    )
+  ) {
     return false;
   }
   const found = findGitSubcommand(argv, ["status", "log", "diff", "show", "branch"]);
   if (!found) return false;
   const subArgs = argv.slice(found.index + 1);
-  const readOnlyArgs = !subArgs.some((a) => UNSAFE_GIT_FLAGS.has(a) || a.startsWith("--output=") || a.startsWith("--exec="));
+  const readOnlyArgs = !subArgs.some(
+    (a) => UNSAFE_GIT_FLAGS.has(a) || a.startsWith("--output=") || a.startsWith("--exec="),
+  );
   return found.name === "branch" ? readOnlyArgs && isReadOnlyGitBranch(subArgs) : readOnlyArgs;
 }
 
@@ -78,7 +129,10 @@ function isReadOnlyGit(argv: readonly string[]): boolean {
 function findGitSubcommand(argv: readonly string[], wanted: string[]): { index: number; name: string } | undefined {
   for (let i = 1; i < argv.length; i++) {
     const arg = argv[i] as string;
-    if (GIT_INLINE_VALUE_PREFIXES.some((p) => arg.startsWith(p)) || ((arg.startsWith("-C") || arg.startsWith("-c")) && arg.length > 2)) {
+    if (
+      GIT_INLINE_VALUE_PREFIXES.some((p) => arg.startsWith(p)) ||
+      ((arg.startsWith("-C") || arg.startsWith("-c")) && arg.length > 2)
+    ) {
       continue;
     }
     if (GIT_OPTIONS_WITH_VALUE.has(arg)) {
@@ -91,7 +145,18 @@ function findGitSubcommand(argv: readonly string[], wanted: string[]): { index: 
   return undefined;
 }
 
-const READ_ONLY_BRANCH_FLAGS = new Set(["--list", "-l", "--show-current", "-a", "--all", "-r", "--remotes", "-v", "-vv", "--verbose"]);
+const READ_ONLY_BRANCH_FLAGS = new Set([
+  "--list",
+  "-l",
+  "--show-current",
+  "-a",
+  "--all",
+  "-r",
+  "--remotes",
+  "-v",
+  "-vv",
+  "--verbose",
+]);
 
 /** `git branch` lists with no arguments or only listing flags; anything else may create or delete. */
 function isReadOnlyGitBranch(args: readonly string[]): boolean {

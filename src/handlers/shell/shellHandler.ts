@@ -20,7 +20,12 @@ export class ShellHandler<Ctx = unknown> extends ExecHandler<Ctx> {
   protected request(payload: ToolPayload, args: unknown): ExecRequest {
     if (payload.kind === "local_shell") {
       const { command, workdir, timeoutMs, env } = payload.params;
-      return { argv: command, ...(workdir !== undefined && { workdir }), ...(timeoutMs !== undefined && { timeoutMs }), ...(env && { env }) };
+      return {
+        argv: command,
+        ...(workdir !== undefined && { workdir }),
+        ...(timeoutMs !== undefined && { timeoutMs }),
+        ...(env && { env }),
+      };
     }
     const { command, workdir, timeout_ms: timeoutMs } = args as ShellArgs;
     return { argv: command, ...(workdir !== undefined && { workdir }), ...(timeoutMs !== undefined && { timeoutMs }) };

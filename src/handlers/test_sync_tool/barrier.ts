@@ -14,7 +14,10 @@ export class Barrier {
    */
   wait(signal: AbortSignal): Promise<boolean> {
     return new Promise((resolve) => {
-      if (signal.aborted) return resolve(false);
+      if (signal.aborted) {
+        resolve(false);
+        return;
+      }
       const release = (): void => {
         signal.removeEventListener("abort", onAbort);
         resolve(true);

@@ -14,7 +14,11 @@ export const TEST_SYNC_TOOL_SPEC: FunctionToolSpec = {
   parameters: {
     type: "object",
     properties: {
-      sleep_before_ms: { type: "integer", minimum: 0, description: "Optional delay in milliseconds before any other action" },
+      sleep_before_ms: {
+        type: "integer",
+        minimum: 0,
+        description: "Optional delay in milliseconds before any other action",
+      },
       sleep_after_ms: {
         type: "integer",
         minimum: 0,
@@ -98,4 +102,6 @@ export interface TestSyncToolConfig {
 }
 
 export const testSyncToolFactory: ToolFactory<TestSyncToolConfig> = (config) =>
-  config.testSyncTool === true ? [{ spec: TEST_SYNC_TOOL_SPEC, handler: new TestSyncHandler(), supportsParallel: true }] : [];
+  config.testSyncTool === true
+    ? [{ spec: TEST_SYNC_TOOL_SPEC, handler: new TestSyncHandler(), supportsParallel: true }]
+    : [];

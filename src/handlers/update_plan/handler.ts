@@ -74,4 +74,6 @@ export interface UpdatePlanToolConfig {
 }
 
 export const updatePlanToolFactory: ToolFactory<UpdatePlanToolConfig> = (config) =>
-  config.updatePlan === false ? [] : [{ spec: UPDATE_PLAN_SPEC, handler: new UpdatePlanHandler(), supportsParallel: false }];
+  config.updatePlan === false
+    ? []
+    : [{ spec: UPDATE_PLAN_SPEC, handler: new UpdatePlanHandler(), supportsParallel: false }];

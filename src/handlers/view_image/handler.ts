@@ -92,4 +92,6 @@ export interface ViewImageToolConfig {
 }
 
 export const viewImageToolFactory: ToolFactory<ViewImageToolConfig> = (config) =>
-  config.viewImage === false ? [] : [{ spec: VIEW_IMAGE_SPEC, handler: new ViewImageHandler(), supportsParallel: true }];
+  config.viewImage === false
+    ? []
+    : [{ spec: VIEW_IMAGE_SPEC, handler: new ViewImageHandler(), supportsParallel: true }];

@@ -1,1 +1,8 @@
-export { DEFAULT_MAX_IMAGE_BYTES, VIEW_IMAGE_SPEC, sniffImageType, ViewImageHandler, type ViewImageToolConfig, viewImageToolFactory } from "./handler.js";
+export {
+  DEFAULT_MAX_IMAGE_BYTES,
+  VIEW_IMAGE_SPEC,
+  sniffImageType,
+  ViewImageHandler,
+  type ViewImageToolConfig,
+  viewImageToolFactory,
+} from "./handler.js";

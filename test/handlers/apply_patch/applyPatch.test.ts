@@ -108,7 +108,9 @@ describe("applyPatch: all or nothing", () => {
         "+reborn",
       ),
     );
-    expect(result.summary).toBe("Success. Updated the following files:\nA made.txt\nA old.txt\nM made.txt\nD old.txt\n");
+    expect(result.summary).toBe(
+      "Success. Updated the following files:\nA made.txt\nA old.txt\nM made.txt\nD old.txt\n",
+    );
     expect(await read("made.txt")).toBe("second\n");
     expect(await read("old.txt")).toBe("reborn\n");
     await expect(apply(patch("*** Delete File: old.txt", "*** Delete File: old.txt"))).rejects.toThrow(
@@ -134,9 +136,9 @@ describe("applyPatch: all or nothing", () => {
   it("writes nothing when aborted before the commit", async () => {
     const controller = new AbortController();
     controller.abort();
-    await expect(applyPatch(patch("*** Add File: x.txt", "+x"), { cwd: dir, signal: controller.signal })).rejects.toThrow(
-      "apply_patch was aborted before any file was changed",
-    );
+    await expect(
+      applyPatch(patch("*** Add File: x.txt", "+x"), { cwd: dir, signal: controller.signal }),
+    ).rejects.toThrow("apply_patch was aborted before any file was changed");
     expect(await tree()).toEqual({});
   });
 
@@ -149,7 +151,9 @@ describe("applyPatch: all or nothing", () => {
     expect(await applyError(patch("*** Update File: sub", "@@", "-x", "+y"))).toBe(
       `Failed to read file to update ${join(dir, "sub")}: Is a directory`,
     );
-    expect(await applyError(patch("*** Add File: sub", "+x"))).toBe(`Failed to write file ${join(dir, "sub")}: Is a directory`);
+    expect(await applyError(patch("*** Add File: sub", "+x"))).toBe(
+      `Failed to write file ${join(dir, "sub")}: Is a directory`,
+    );
   });
 });
 
@@ -211,21 +215,26 @@ describe("applyPatch on generated files", () => {
   it("replacing one line with context around it changes exactly that line", async () => {
     const line = fc.stringMatching(/^[a-z ]{0,8}$/);
     await fc.assert(
-      fc.asyncProperty(fc.array(line, { minLength: 1, maxLength: 30 }), fc.nat(), line, async (lines, at, replacement) => {
-        const i = at % lines.length;
-        const name = "gen.txt";
-        await writeFile(join(dir, name), `${lines.join("\n")}\n`);
-        // Up to 3 lines of context each side, as the tool instructions ask of the model.
-        const before = lines.slice(Math.max(0, i - 3), i).map((l) => ` ${l}`);
-        const after = lines.slice(i + 1, i + 4).map((l) => ` ${l}`);
-        await apply(patch(`*** Update File: ${name}`, "@@", ...before, `-${lines[i]}`, `+${replacement}`, ...after));
-        // The first occurrence of the context+line block is the one that changes.
-        const expected = [...lines];
-        const block = lines.slice(Math.max(0, i - 3), i + 4);
-        const first = lines.findIndex((_, k) => block.every((b, j) => lines[k + j] === b));
-        expected[first + (i - Math.max(0, i - 3))] = replacement;
-        expect(await read(name)).toBe(`${expected.join("\n")}\n`);
-      }),
+      fc.asyncProperty(
+        fc.array(line, { minLength: 1, maxLength: 30 }),
+        fc.nat(),
+        line,
+        async (lines, at, replacement) => {
+          const i = at % lines.length;
+          const name = "gen.txt";
+          await writeFile(join(dir, name), `${lines.join("\n")}\n`);
+          // Up to 3 lines of context each side, as the tool instructions ask of the model.
+          const before = lines.slice(Math.max(0, i - 3), i).map((l) => ` ${l}`);
+          const after = lines.slice(i + 1, i + 4).map((l) => ` ${l}`);
+          await apply(patch(`*** Update File: ${name}`, "@@", ...before, `-${lines[i]}`, `+${replacement}`, ...after));
+          // The first occurrence of the context+line block is the one that changes.
+          const expected = [...lines];
+          const block = lines.slice(Math.max(0, i - 3), i + 4);
+          const first = lines.findIndex((_, k) => block.every((b, j) => lines[k + j] === b));
+          expected[first + (i - Math.max(0, i - 3))] = replacement;
+          expect(await read(name)).toBe(`${expected.join("\n")}\n`);
+        },
+      ),
       { numRuns: 150 },
     );
   });

@@ -1,7 +1,15 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { createTurnContext, ReadinessFlag, ToolCallRuntime, createToolRouter, toResponsesTools, type ToolEvent, type ToolsConfig } from "../../../src/index.js";
+import {
+  createTurnContext,
+  ReadinessFlag,
+  ToolCallRuntime,
+  createToolRouter,
+  toResponsesTools,
+  type ToolEvent,
+  type ToolsConfig,
+} from "../../../src/index.js";
 import { APPLY_PATCH_LARK_GRAMMAR } from "../../../src/handlers/apply_patch/index.js";
 import { flush } from "../../support/harness.js";
 import { functionCall, useTempDir } from "../toolHarness.js";
@@ -32,7 +40,8 @@ describe("apply_patch tool", () => {
     expect(tool).toEqual({
       type: "custom",
       name: "apply_patch",
-      description: "Use the `apply_patch` tool to edit files. This is a FREEFORM tool, so do not wrap the patch in JSON.",
+      description:
+        "Use the `apply_patch` tool to edit files. This is a FREEFORM tool, so do not wrap the patch in JSON.",
       format: { type: "grammar", syntax: "lark", definition: APPLY_PATCH_LARK_GRAMMAR },
     });
     expect(APPLY_PATCH_LARK_GRAMMAR.startsWith("start: begin_patch hunk+ end_patch\n")).toBe(true);

@@ -55,7 +55,9 @@ describe("parsePatch", () => {
   it("names the missing envelope markers", () => {
     expect(parseError("bad")).toBe("Invalid patch: The first line of the patch must be '*** Begin Patch'");
     expect(parseError("")).toBe("Invalid patch: The first line of the patch must be '*** Begin Patch'");
-    expect(parseError("*** Begin Patch\nbad")).toBe("Invalid patch: The last line of the patch must be '*** End Patch'");
+    expect(parseError("*** Begin Patch\nbad")).toBe(
+      "Invalid patch: The last line of the patch must be '*** End Patch'",
+    );
     expect(parseError("*** Begin Patch")).toBe("Invalid patch: The last line of the patch must be '*** End Patch'");
   });
 
@@ -126,7 +128,9 @@ describe("parsePatch", () => {
   });
 
   it("keeps an empty add (a new empty file) and an empty patch", () => {
-    expect(parsePatch(wrap("*** Add File: empty.txt"))).toEqual<Hunk[]>([{ type: "add", path: "empty.txt", contents: "" }]);
+    expect(parsePatch(wrap("*** Add File: empty.txt"))).toEqual<Hunk[]>([
+      { type: "add", path: "empty.txt", contents: "" },
+    ]);
     expect(parsePatch("*** Begin Patch\n*** End Patch")).toEqual([]);
   });
 });
@@ -135,7 +139,13 @@ describe("parsePatch on arbitrary input", () => {
   it("returns hunks or throws PatchParseError, nothing else", () => {
     const patchish = fc.array(
       fc.oneof(
-        fc.constantFrom("*** Begin Patch", "*** End Patch", "*** Add File: a", "*** Update File: a", "*** Delete File: a"),
+        fc.constantFrom(
+          "*** Begin Patch",
+          "*** End Patch",
+          "*** Add File: a",
+          "*** Update File: a",
+          "*** Delete File: a",
+        ),
         fc.constantFrom("*** Move to: b", "*** End of File", "@@", "@@ ctx", "+x", "-x", " x", "", "<<EOF", "EOF"),
         fc.string(),
       ),

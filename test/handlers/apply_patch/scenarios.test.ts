@@ -76,7 +76,10 @@ async function snapshot(root: string): Promise<Record<string, string>> {
   return out;
 }
 
-const scenarioNames = (await readdir(SCENARIOS, { withFileTypes: true })).filter((e) => e.isDirectory()).map((e) => e.name).sort();
+const scenarioNames = (await readdir(SCENARIOS, { withFileTypes: true }))
+  .filter((e) => e.isDirectory())
+  .map((e) => e.name)
+  .sort();
 
 let dir: string;
 useTempDir((d) => (dir = d));

@@ -7,7 +7,12 @@ import { functionCall, runtimeOf } from "../toolHarness.js";
 const lookup: DynamicToolSpec = {
   name: "lookup_ticket",
   description: "Looks a ticket up in the tracker",
-  inputSchema: { type: "object", properties: { id: { type: "string" } }, required: ["id"], additionalProperties: false },
+  inputSchema: {
+    type: "object",
+    properties: { id: { type: "string" } },
+    required: ["id"],
+    additionalProperties: false,
+  },
 };
 const toolsFor = (config: ToolsConfig = {}, dynamicTools = [lookup]) => dynamicToolsFactory(config, { dynamicTools });
 const requests = (events: ToolEvent[]) => events.filter((e) => e.type === "dynamic_tool_call_request");
@@ -21,10 +26,19 @@ describe("dynamic tools", () => {
     expect(requests(events)).toEqual([
       { type: "dynamic_tool_call_request", callId: "d1", toolName: "lookup_ticket", arguments: { id: "T-1" } },
     ]);
-    expect(runtime.respondToDynamicToolCall("d1", { success: true, contentItems: [{ type: "input_text", text: "open, P1" }] })).toBe(true);
+    expect(
+      runtime.respondToDynamicToolCall("d1", {
+        success: true,
+        contentItems: [{ type: "input_text", text: "open, P1" }],
+      }),
+    ).toBe(true);
     const [outcome] = await runtime.drainOutcomes();
     expect(outcome!.success).toBe(true);
-    expect(outcome!.item).toEqual({ type: "function_call_output", call_id: "d1", output: [{ type: "input_text", text: "open, P1" }] });
+    expect(outcome!.item).toEqual({
+      type: "function_call_output",
+      call_id: "d1",
+      output: [{ type: "input_text", text: "open, P1" }],
+    });
     expect(runtime.respondToDynamicToolCall("d1", { success: true, contentItems: [] })).toBe(false);
   });
 
@@ -35,7 +49,11 @@ describe("dynamic tools", () => {
         if (e.type === "dynamic_tool_call_request") respond(e.callId);
       },
     });
-    respond = (callId) => runtime.respondToDynamicToolCall(callId, { success: false, contentItems: [{ type: "input_text", text: "no such ticket" }] });
+    respond = (callId) =>
+      runtime.respondToDynamicToolCall(callId, {
+        success: false,
+        contentItems: [{ type: "input_text", text: "no such ticket" }],
+      });
     runtime.submit(functionCall("lookup_ticket", { id: "T-404" }, "d2"));
     const [outcome] = await runtime.drainOutcomes();
     expect(outcome!.success).toBe(false);
@@ -80,7 +98,8 @@ describe("dynamic tools", () => {
     runtime.submit(functionCall("lookup_ticket", { ticket: 1 }, "d6"));
     const [outcome] = await runtime.drainOutcomes();
     expect(outcome!.item).toMatchObject({
-      output: "invalid arguments for lookup_ticket: / must have required property 'id'; /ticket is not an allowed property",
+      output:
+        "invalid arguments for lookup_ticket: / must have required property 'id'; /ticket is not an allowed property",
     });
     expect(requests(events)).toEqual([]);
   });
@@ -88,13 +107,33 @@ describe("dynamic tools", () => {
   it("registers one exclusive function tool per spec and rejects bad specs and timeouts", () => {
     const regs = toolsFor({}, [lookup, { ...lookup, name: "other" }]);
     expect(regs.map((r) => [r.spec, r.supportsParallel])).toEqual([
-      [{ type: "function", name: "lookup_ticket", description: lookup.description, parameters: lookup.inputSchema, strict: false }, false],
-      [{ type: "function", name: "other", description: lookup.description, parameters: lookup.inputSchema, strict: false }, false],
+      [
+        {
+          type: "function",
+          name: "lookup_ticket",
+          description: lookup.description,
+          parameters: lookup.inputSchema,
+          strict: false,
+        },
+        false,
+      ],
+      [
+        {
+          type: "function",
+          name: "other",
+          description: lookup.description,
+          parameters: lookup.inputSchema,
+          strict: false,
+        },
+        false,
+      ],
     ]);
     expect(toolsFor({}, [])).toEqual([]);
     expect(() => toolsFor({}, [{ ...lookup, name: "has space" }])).toThrow(
       'invalid dynamic tool name "has space": expected 1-64 characters of [a-zA-Z0-9_-]',
     );
-    expect(() => toolsFor({ dynamicToolTimeoutMs: 0 })).toThrow("dynamicToolTimeoutMs must be a positive integer, got 0");
+    expect(() => toolsFor({ dynamicToolTimeoutMs: 0 })).toThrow(
+      "dynamicToolTimeoutMs must be a positive integer, got 0",
+    );
   });
 });

@@ -97,7 +97,10 @@ describe.each(backends)("grep_files with %s", (_name, opts, skip) => {
   });
 
   it.skipIf(skip)("searches a single file given as path", async () => {
-    await files([["one.txt", "needle\n"], ["two.txt", "needle\n"]]);
+    await files([
+      ["one.txt", "needle\n"],
+      ["two.txt", "needle\n"],
+    ]);
     expect((await grep({ pattern: "needle", path: join(dir, "one.txt") })).text).toBe(join(dir, "one.txt"));
   });
 

@@ -43,7 +43,9 @@ describe("list_dir (Codex format)", () => {
   it("respects depth (default 2)", async () => {
     await tree();
     expect((await list({ dir_path: dir, depth: 1 })).text).toBe(`Absolute path: ${dir}\nnested/\nroot.txt`);
-    expect((await list({ dir_path: dir })).text).toBe(`Absolute path: ${dir}\nnested/\n  child.txt\n  deeper/\nroot.txt`);
+    expect((await list({ dir_path: dir })).text).toBe(
+      `Absolute path: ${dir}\nnested/\n  child.txt\n  deeper/\nroot.txt`,
+    );
   });
 
   it("paginates in sorted order and says when more entries exist", async () => {

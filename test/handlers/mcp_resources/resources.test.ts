@@ -19,7 +19,10 @@ afterAll(async () => {
 const outputs = async (items: ReturnType<typeof call>[]) => {
   const { runtime } = await runtimeFor(m);
   for (const i of items) runtime.submit(i);
-  return (await runtime.drainOutcomes()).map((o) => ({ success: o.success, text: String((o.item as { output: unknown }).output) }));
+  return (await runtime.drainOutcomes()).map((o) => ({
+    success: o.success,
+    text: String((o.item as { output: unknown }).output),
+  }));
 };
 
 describe("MCP resource tools", () => {
@@ -34,15 +37,26 @@ describe("MCP resource tools", () => {
   });
 
   it("lists one server page by page, and every server in full", async () => {
-    const [first, all] = await outputs([call("a", "list_mcp_resources", { server: "fx" }), call("b", "list_mcp_resources", {})]);
+    const [first, all] = await outputs([
+      call("a", "list_mcp_resources", { server: "fx" }),
+      call("b", "list_mcp_resources", {}),
+    ]);
     const page = JSON.parse(first!.text);
     expect(page).toEqual({
       server: "fx",
-      resources: [0, 1].map((i) => ({ server: "fx", uri: `fixture://res/${i}`, name: `res${i}`, mimeType: "text/plain" })),
+      resources: [0, 1].map((i) => ({
+        server: "fx",
+        uri: `fixture://res/${i}`,
+        name: `res${i}`,
+        mimeType: "text/plain",
+      })),
       nextCursor: "2",
     });
     const [second] = await outputs([call("c", "list_mcp_resources", { server: "fx", cursor: "2" })]);
-    expect(JSON.parse(second!.text).resources.map((r: { uri: string }) => r.uri)).toEqual(["fixture://res/2", "fixture://res/3"]);
+    expect(JSON.parse(second!.text).resources.map((r: { uri: string }) => r.uri)).toEqual([
+      "fixture://res/2",
+      "fixture://res/3",
+    ]);
     const everything = JSON.parse(all!.text).resources as Array<{ server: string; uri: string }>;
     expect(everything).toHaveLength(10);
     expect(everything.map((r) => r.server)).toEqual([...Array(5).fill("fx"), ...Array(5).fill("other")]);
@@ -60,7 +74,10 @@ describe("MCP resource tools", () => {
       call("t", "list_mcp_resource_templates", { server: "fx" }),
       call("r", "read_mcp_resource", { server: "fx", uri: "fixture://res/3" }),
     ]);
-    expect(JSON.parse(templates!.text)).toEqual({ server: "fx", resourceTemplates: [{ server: "fx", uriTemplate: "fixture://res/{id}", name: "res-by-id" }] });
+    expect(JSON.parse(templates!.text)).toEqual({
+      server: "fx",
+      resourceTemplates: [{ server: "fx", uriTemplate: "fixture://res/{id}", name: "res-by-id" }],
+    });
     expect(JSON.parse(read!.text)).toEqual({
       server: "fx",
       uri: "fixture://res/3",

@@ -44,7 +44,12 @@ describe("read_file", () => {
   it("defaults to 2000 lines", async () => {
     const file = join(dir, "many.txt");
     await writeFile(file, Array.from({ length: 2500 }, (_, i) => `${i + 1}`).join("\n"));
-    const out = await callTool(tools, "read_file", { file_path: file }, { truncationPolicy: { mode: "bytes", limit: 1e6 } });
+    const out = await callTool(
+      tools,
+      "read_file",
+      { file_path: file },
+      { truncationPolicy: { mode: "bytes", limit: 1e6 } },
+    );
     const lines = out.text.split("\n");
     expect(lines).toHaveLength(2000);
     expect(lines.at(-1)).toBe("L2000: 2000");
@@ -98,7 +103,9 @@ describe("read_file", () => {
 
     const sub = join(dir, "sub");
     await mkdir(sub);
-    expect((await read({ file_path: sub })).text).toBe(`failed to read file: ${sub} is a directory; use list_dir to list it`);
+    expect((await read({ file_path: sub })).text).toBe(
+      `failed to read file: ${sub} is a directory; use list_dir to list it`,
+    );
 
     const bin = join(dir, "blob.bin");
     await writeFile(bin, Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0x02, 0x01, 0x00, 0x00, 0x0a, 0x41]));

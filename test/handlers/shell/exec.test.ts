@@ -7,7 +7,16 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { collect, TSX } from "../../cli/helpers.js";
-import { createTurnContext, FunctionCallError, ShellCommandHandler, ShellHandler, type ToolEvent, type ToolInvocation, type ToolOutput, type TruncationPolicy } from "../../../src/index.js";
+import {
+  createTurnContext,
+  FunctionCallError,
+  ShellCommandHandler,
+  ShellHandler,
+  type ToolEvent,
+  type ToolInvocation,
+  type ToolOutput,
+  type TruncationPolicy,
+} from "../../../src/index.js";
 import { execCommand, userShell } from "../../../src/handlers/shell/index.js";
 import { processAlive } from "../../../src/process/index.js";
 
@@ -24,7 +33,10 @@ interface Run {
   events: ToolEvent[];
 }
 
-function invocation(args: unknown, opts: { signal?: AbortSignal; policy?: TruncationPolicy; toolName?: string } = {}): Run {
+function invocation(
+  args: unknown,
+  opts: { signal?: AbortSignal; policy?: TruncationPolicy; toolName?: string } = {},
+): Run {
   const events: ToolEvent[] = [];
   const turn = createTurnContext({
     cwd: dir,
@@ -145,7 +157,12 @@ describe("shell handler with real processes", () => {
     const { inv, events } = invocation({ command: ["bash", "-c", script] }, { signal: controller.signal });
     const running = shell.handle(inv);
     // Abort once the output has arrived.
-    await vi.waitFor(() => expect(shell.abortedOutput(inv, 0)).toContain("partial"), { timeout: 5_000, interval: 5 });
+    await vi.waitFor(
+      () => {
+        expect(shell.abortedOutput(inv, 0)).toContain("partial");
+      },
+      { timeout: 5_000, interval: 5 },
+    );
     // The whole aborted text (Codex's exec abort lines), then what the command printed.
     const header = "Wall time: 0.0 seconds\naborted by user\nOutput:\n";
     const text = shell.abortedOutput(inv, 0);
@@ -165,7 +182,13 @@ describe("shell handler with real processes", () => {
   it("acts on an abort that arrives while the process is being spawned", async () => {
     const controller = new AbortController();
     // The synchronous part of execCommand has spawned and now awaits the `spawn` event.
-    const running = execCommand({ argv: ["sleep", "30"], cwd: dir, timeoutMs: 60_000, signal: controller.signal, killGraceMs: 200 });
+    const running = execCommand({
+      argv: ["sleep", "30"],
+      cwd: dir,
+      timeoutMs: 60_000,
+      signal: controller.signal,
+      killGraceMs: 200,
+    });
     controller.abort();
     const result = await running;
     expect(result).toMatchObject({ aborted: true, timedOut: false });
@@ -178,7 +201,9 @@ describe("shell handler with real processes", () => {
     const exitListeners = process.listenerCount("exit");
     await shell.handle(invocation({ command: ["true"] }, { signal }).inv);
     await shell.handle(invocation({ command: ["sleep", "30"], timeout_ms: 50 }, { signal }).inv);
-    await shell.handle(invocation({ command: ["definitely-not-a-command-xyz"] }, { signal }).inv).catch(() => undefined);
+    await shell
+      .handle(invocation({ command: ["definitely-not-a-command-xyz"] }, { signal }).inv)
+      .catch(() => undefined);
     expect(getEventListeners(signal, "abort")).toHaveLength(0);
     expect(process.listenerCount("exit")).toBe(exitListeners);
   });
@@ -194,23 +219,37 @@ describe("shell handler with real processes", () => {
 
     /** Runs the fixture host, `end`s it once it printed the pids, and checks no process of the group survived. */
     async function hostEnds(mode: "exit" | "wait" | "handled", end: (host: ChildProcess) => void) {
-      const host = spawn(process.execPath, ["--import", TSX, fixture, mode], { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
+      const host = spawn(process.execPath, ["--import", TSX, fixture, mode], {
+        cwd: dir,
+        stdio: ["ignore", "pipe", "pipe"],
+      });
       const result = collect(host);
       await new Promise<void>((resolve) => {
         let printed = "";
-        host.stdout?.on("data", (chunk: string) => (printed += chunk).includes("\n") && resolve());
-        host.once("close", () => resolve());
+        host.stdout?.on("data", (chunk: string) => {
+          if ((printed += chunk).includes("\n")) resolve();
+        });
+        host.once("close", () => {
+          resolve();
+        });
       });
       end(host);
       // A host that did not end (a failing test) is ended by a signal it cannot ignore here.
       const guard = setTimeout(() => host.kill("SIGTERM"), 10_000);
-      const { code, signal, stdout, stderr } = await result.finally(() => clearTimeout(guard));
+      const { code, signal, stdout, stderr } = await result.finally(() => {
+        clearTimeout(guard);
+      });
       const m = /^(\d+) (\d+)\n$/.exec(stdout);
       expect(m, `${stdout}${stderr}`).not.toBeNull();
       const pids = [Number(m?.[1]), Number(m?.[2])];
       try {
         // The kill was under way before the host ended; the kernel finishes the job.
-        await vi.waitFor(() => expect(pids.map(processAlive)).toEqual([false, false]), { timeout: 3_000, interval: 10 });
+        await vi.waitFor(
+          () => {
+            expect(pids.map(processAlive)).toEqual([false, false]);
+          },
+          { timeout: 3_000, interval: 10 },
+        );
       } finally {
         for (const pid of pids) signalIfAlive(pid);
       }
@@ -221,9 +260,12 @@ describe("shell handler with real processes", () => {
       expect(await hostEnds("exit", () => undefined)).toEqual({ code: 0, signal: null });
     });
 
-    it.each(["SIGINT", "SIGTERM"] as const)("kills running process groups on an unhandled %s, then ends by it", async (sig) => {
-      expect(await hostEnds("wait", (host) => host.kill(sig))).toEqual({ code: null, signal: sig });
-    });
+    it.each(["SIGINT", "SIGTERM"] as const)(
+      "kills running process groups on an unhandled %s, then ends by it",
+      async (sig) => {
+        expect(await hostEnds("wait", (host) => host.kill(sig))).toEqual({ code: null, signal: sig });
+      },
+    );
 
     it("passes a SIGINT the host handles itself on to the command, as a terminal would", async () => {
       // The foreground sleep dies of it, so does the shell; the call ends and kills the rest.
@@ -250,13 +292,25 @@ describe("shell handler with real processes", () => {
   });
 
   it("answers a missing binary, a non-executable file and a bad workdir with clear messages", async () => {
-    await expectModelError(shell.handle(invocation({ command: ["definitely-not-a-command-xyz"] }).inv), "command not found: definitely-not-a-command-xyz");
+    await expectModelError(
+      shell.handle(invocation({ command: ["definitely-not-a-command-xyz"] }).inv),
+      "command not found: definitely-not-a-command-xyz",
+    );
     const script = path.join(dir, "not-exec.sh");
     await writeFile(script, "#!/bin/sh\necho hi\n");
     await chmod(script, 0o644);
-    await expectModelError(shell.handle(invocation({ command: [script] }).inv), `permission denied: ${script} is not executable`);
-    await expectModelError(shell.handle(invocation({ command: ["ls"], workdir: "missing-dir" }).inv), `workdir does not exist: ${path.join(dir, "missing-dir")}`);
-    await expectModelError(shell.handle(invocation({ command: ["ls"], workdir: "not-exec.sh" }).inv), `workdir is not a directory: ${script}`);
+    await expectModelError(
+      shell.handle(invocation({ command: [script] }).inv),
+      `permission denied: ${script} is not executable`,
+    );
+    await expectModelError(
+      shell.handle(invocation({ command: ["ls"], workdir: "missing-dir" }).inv),
+      `workdir does not exist: ${path.join(dir, "missing-dir")}`,
+    );
+    await expectModelError(
+      shell.handle(invocation({ command: ["ls"], workdir: "not-exec.sh" }).inv),
+      `workdir is not a directory: ${script}`,
+    );
   });
 
   it("classifies calls: known-safe commands are not mutating", () => {
@@ -306,17 +360,28 @@ describe("shell_command handler", () => {
   }
 
   it("runs the script with the user's shell", async () => {
-    const { inv } = invocation({ command: "echo one | tr a-z A-Z && echo $((1+2))", login: false }, { toolName: "shell_command" });
-    expect(parts(body(await withShell("/bin/bash", () => handler.handle(inv))))).toEqual({ exit: "0", rest: "Output:\nONE\n3\n" });
+    const { inv } = invocation(
+      { command: "echo one | tr a-z A-Z && echo $((1+2))", login: false },
+      { toolName: "shell_command" },
+    );
+    expect(parts(body(await withShell("/bin/bash", () => handler.handle(inv))))).toEqual({
+      exit: "0",
+      rest: "Output:\nONE\n3\n",
+    });
   });
 
   it("runs $SHELL with -lc by default and -c when login is false; /bin/bash without $SHELL", async () => {
     const fake = path.join(dir, "fake-shell");
     await writeFile(fake, '#!/bin/sh\nprintf "%s|" "$0" "$@"\n');
     await chmod(fake, 0o755);
-    const run = async (args: unknown) => body(await handler.handle(invocation(args, { toolName: "shell_command" }).inv));
-    expect(await withShell(fake, () => run({ command: "echo hi" }))).toMatch(/\nOutput:\n[^\n]*fake-shell\|-lc\|echo hi\|$/);
-    expect(await withShell(fake, () => run({ command: "echo hi", login: false }))).toMatch(/\nOutput:\n[^\n]*fake-shell\|-c\|echo hi\|$/);
+    const run = async (args: unknown) =>
+      body(await handler.handle(invocation(args, { toolName: "shell_command" }).inv));
+    expect(await withShell(fake, () => run({ command: "echo hi" }))).toMatch(
+      /\nOutput:\n[^\n]*fake-shell\|-lc\|echo hi\|$/,
+    );
+    expect(await withShell(fake, () => run({ command: "echo hi", login: false }))).toMatch(
+      /\nOutput:\n[^\n]*fake-shell\|-c\|echo hi\|$/,
+    );
     expect(userShell({})).toBe("/bin/bash");
     expect(userShell({ SHELL: " " })).toBe("/bin/bash");
     expect(userShell({ SHELL: "/bin/zsh" })).toBe("/bin/zsh");
@@ -328,6 +393,8 @@ describe("shell_command handler", () => {
       expect(handler.isMutating(invocation({ command: "rm -rf x" }).inv)).toBe(true);
     });
     // A shell whose syntax we do not parse is never known-safe.
-    await withShell("/usr/bin/fish", () => expect(handler.isMutating(invocation({ command: "ls" }).inv)).toBe(true));
+    await withShell("/usr/bin/fish", () => {
+      expect(handler.isMutating(invocation({ command: "ls" }).inv)).toBe(true);
+    });
   });
 });

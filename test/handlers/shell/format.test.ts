@@ -26,7 +26,10 @@ describe("boundCaptured on a capture", () => {
     fc.assert(
       fc.property(
         textArb,
-        fc.record({ mode: fc.constantFrom("bytes" as const, "tokens" as const), limit: fc.integer({ min: 0, max: 120 }) }),
+        fc.record({
+          mode: fc.constantFrom("bytes" as const, "tokens" as const),
+          limit: fc.integer({ min: 0, max: 120 }),
+        }),
         fc.integer({ min: 1, max: 37 }),
         (text, policy, chunk) => {
           const got = boundCaptured("", capture(text, policy, chunk).snapshot(), policy);
@@ -52,7 +55,7 @@ describe("boundCaptured on a capture", () => {
 describe("HeadTailBuffer", () => {
   it("never holds more than its caps, however much is appended", () => {
     const buf = new HeadTailBuffer(100, 50);
-    for (let i = 0; i < 1000; i++) buf.append(Buffer.alloc(997, i % 26 + 97));
+    for (let i = 0; i < 1000; i++) buf.append(Buffer.alloc(997, (i % 26) + 97));
     expect(buf.totalBytes).toBe(997_000);
     expect(buf.retainedBytes).toBe(150);
     expect(buf.peakRetainedBytes).toBe(150);
@@ -71,21 +74,27 @@ describe("formatExecOutput", () => {
   const snap = (text: string) => capture(text, policy, 64).snapshot();
 
   it("has exit code, wall time and output", () => {
-    expect(formatExecOutput({ exitCode: 0, durationMs: 1234, timedOut: false, timeoutMs: 10_000 }, snap("hi\n"), policy)).toBe(
-      "Exit code: 0\nWall time: 1.2 seconds\nOutput:\nhi\n",
-    );
+    expect(
+      formatExecOutput({ exitCode: 0, durationMs: 1234, timedOut: false, timeoutMs: 10_000 }, snap("hi\n"), policy),
+    ).toBe("Exit code: 0\nWall time: 1.2 seconds\nOutput:\nhi\n");
   });
 
   it("starts the content with the timeout message", () => {
-    expect(formatExecOutput({ exitCode: 124, durationMs: 300, timedOut: true, timeoutMs: 250 }, snap("x"), policy)).toBe(
-      "Exit code: 124\nWall time: 0.3 seconds\nOutput:\ncommand timed out after 250 milliseconds\nx",
-    );
+    expect(
+      formatExecOutput({ exitCode: 124, durationMs: 300, timedOut: true, timeoutMs: 250 }, snap("x"), policy),
+    ).toBe("Exit code: 124\nWall time: 0.3 seconds\nOutput:\ncommand timed out after 250 milliseconds\nx");
   });
 
   it("adds the total line count only when truncated", () => {
     const small: TruncationPolicy = { mode: "bytes", limit: 10 };
     const text = "line\n".repeat(10);
-    const out = formatExecOutput({ exitCode: 1, durationMs: 0, timedOut: false, timeoutMs: 1 }, capture(text, small, 3).snapshot(), small);
-    expect(out).toBe("Exit code: 1\nWall time: 0.0 seconds\nTotal output lines: 10\nOutput:\nline\n…40 chars truncated…line\n");
+    const out = formatExecOutput(
+      { exitCode: 1, durationMs: 0, timedOut: false, timeoutMs: 1 },
+      capture(text, small, 3).snapshot(),
+      small,
+    );
+    expect(out).toBe(
+      "Exit code: 1\nWall time: 0.0 seconds\nTotal output lines: 10\nOutput:\nline\n…40 chars truncated…line\n",
+    );
   });
 });

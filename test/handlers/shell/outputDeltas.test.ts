@@ -17,7 +17,12 @@ describe("exec_command_output_delta throttling", () => {
     const { out, chunks } = deltas();
     for (let i = 0; i < 1000; i++) out.push(i % 2 ? "stderr" : "stdout", Buffer.from(`${i}\n`));
     expect(chunks).toHaveLength(0);
-    await vi.waitFor(() => expect(chunks).toHaveLength(2), { timeout: 2_000, interval: 5 });
+    await vi.waitFor(
+      () => {
+        expect(chunks).toHaveLength(2);
+      },
+      { timeout: 2_000, interval: 5 },
+    );
     expect(chunks.map((c) => c.stream)).toEqual(["stdout", "stderr"]);
     expect(chunks[0]?.chunk.split("\n")).toHaveLength(501);
     out.end();

@@ -3,7 +3,16 @@ import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { createTurnContext, ReadinessFlag, specName, ToolCallRuntime, ToolRouter, createToolRouter, type ToolCall, type ToolEvent } from "../../../src/index.js";
+import type { ToolRouter } from "../../../src/index.js";
+import {
+  createTurnContext,
+  ReadinessFlag,
+  specName,
+  ToolCallRuntime,
+  createToolRouter,
+  type ToolCall,
+  type ToolEvent,
+} from "../../../src/index.js";
 import { processAlive } from "../../../src/process/index.js";
 
 let dir: string;
@@ -21,14 +30,20 @@ const call = (callId: string, args: unknown, name = "shell") => ({
   arguments: JSON.stringify(args),
 });
 
-async function setup(opts: { gate?: ReadinessFlag; shell?: "shell" | "shell_command"; shellNonSafeExclusive?: boolean } = {}) {
+async function setup(
+  opts: { gate?: ReadinessFlag; shell?: "shell" | "shell_command"; shellNonSafeExclusive?: boolean } = {},
+) {
   const router = await createToolRouter({
     shell: opts.shell ?? "shell",
     execTimeoutMs: 10_000,
     shellNonSafeExclusive: opts.shellNonSafeExclusive ?? false,
   });
   const events: ToolEvent[] = [];
-  const turn = createTurnContext({ cwd: dir, onEvent: (e) => events.push(e), ...(opts.gate ? { toolCallGate: opts.gate } : {}) });
+  const turn = createTurnContext({
+    cwd: dir,
+    onEvent: (e) => events.push(e),
+    ...(opts.gate ? { toolCallGate: opts.gate } : {}),
+  });
   return { router, runtime: new ToolCallRuntime(router, turn), events };
 }
 
@@ -54,8 +69,14 @@ describe("shell tools through the router and runtime", () => {
     runtime.submit(call("b", { command: ["bash", "-c", wait("b.marker", "a.marker")], timeout_ms: 5_000 }));
     const outcomes = await runtime.drainOutcomes();
     expect(outcomes.map((o) => o.success)).toEqual([true, true]);
-    expect(outcomes[0]?.item).toMatchObject({ call_id: "a", output: expect.stringMatching(/Output:\na.marker saw b.marker\n$/) });
-    expect(outcomes[1]?.item).toMatchObject({ call_id: "b", output: expect.stringMatching(/Output:\nb.marker saw a.marker\n$/) });
+    expect(outcomes[0]?.item).toMatchObject({
+      call_id: "a",
+      output: expect.stringMatching(/Output:\na.marker saw b.marker\n$/),
+    });
+    expect(outcomes[1]?.item).toMatchObject({
+      call_id: "b",
+      output: expect.stringMatching(/Output:\nb.marker saw a.marker\n$/),
+    });
   });
 
   it("under shellNonSafeExclusive, a call not known to be safe runs alone", async () => {
@@ -65,7 +86,11 @@ describe("shell tools through the router and runtime", () => {
     expect(parallel({ command: ["bash", "-lc", "git status && ls"] })).toBe(true);
     expect(parallel({ command: ["touch", "x"] })).toBe(false);
     expect(parallel({ command: "not an array" })).toBe(false);
-    const local = router.buildToolCall({ type: "local_shell_call", call_id: "l", action: { type: "exec", command: ["rm", "x"] } });
+    const local = router.buildToolCall({
+      type: "local_shell_call",
+      call_id: "l",
+      action: { type: "exec", command: ["rm", "x"] },
+    });
     expect(router.callSupportsParallel(local as ToolCall)).toBe(false);
     // Each waits a while for the other's marker: overlapping calls would see each other.
     const wait = (mine: string, theirs: string) =>
@@ -86,7 +111,11 @@ describe("shell tools through the router and runtime", () => {
     const { runtime, events } = await setup({ gate });
     const file = path.join(dir, "touched");
     runtime.submit(call("touch", { command: ["touch", file] }));
-    const ls = await runtime.handleToolCall({ toolName: "shell", callId: "ls", payload: { kind: "function", arguments: JSON.stringify({ command: ["ls"] }) } });
+    const ls = await runtime.handleToolCall({
+      toolName: "shell",
+      callId: "ls",
+      payload: { kind: "function", arguments: JSON.stringify({ command: ["ls"] }) },
+    });
     expect(ls.success).toBe(true);
     expect(existsSync(file)).toBe(false);
     expect(events.some((e) => e.type === "tool_call_begin" && e.callId === "touch")).toBe(false);
@@ -115,8 +144,18 @@ describe("shell tools through the router and runtime", () => {
     const m = /^Wall time: \d+\.\d seconds\naborted by user\nOutput:\n(\d+) (\d+)\npartial\n$/.exec(output);
     expect(m, output).not.toBeNull();
     const pids = [Number(m?.[1]), Number(m?.[2])];
-    await vi.waitFor(() => expect(pids.map(processAlive)).toEqual([false, false]), { timeout: 3_000, interval: 10 });
-    await vi.waitFor(() => expect(events.some((e) => e.type === "exec_command_end" && e.aborted)).toBe(true), { timeout: 3_000 });
+    await vi.waitFor(
+      () => {
+        expect(pids.map(processAlive)).toEqual([false, false]);
+      },
+      { timeout: 3_000, interval: 10 },
+    );
+    await vi.waitFor(
+      () => {
+        expect(events.some((e) => e.type === "exec_command_end" && e.aborted)).toBe(true);
+      },
+      { timeout: 3_000 },
+    );
   });
 
   it("a shell call aborted before it started answers Codex's exec abort text, without output", async () => {
@@ -125,7 +164,12 @@ describe("shell tools through the router and runtime", () => {
     const runtime = new ToolCallRuntime(router, turn, { maxConcurrency: 1 });
     runtime.submit(call("running", { command: ["sleep", "30"] }));
     runtime.submit(call("queued", { command: ["echo", "never"] }));
-    await vi.waitFor(() => expect(events.some((e) => e.type === "exec_command_begin")).toBe(true), { timeout: 5_000 });
+    await vi.waitFor(
+      () => {
+        expect(events.some((e) => e.type === "exec_command_begin")).toBe(true);
+      },
+      { timeout: 5_000 },
+    );
     runtime.abort();
     const [running, queued] = await runtime.drainOutcomes();
     expect(running).toMatchObject({ aborted: true });
@@ -140,13 +184,20 @@ describe("shell tools through the router and runtime", () => {
       type: "local_shell_call",
       id: "ls_item",
       call_id: "local-1",
-      action: { type: "exec", command: ["bash", "-c", "echo $GREETING; pwd"], working_directory: dir, env: { GREETING: "hi" } },
+      action: {
+        type: "exec",
+        command: ["bash", "-c", "echo $GREETING; pwd"],
+        working_directory: dir,
+        env: { GREETING: "hi" },
+      },
     });
     const [item] = await runtime.drain();
     expect(item).toEqual({
       type: "local_shell_call_output",
       id: "local-1",
-      output: expect.stringMatching(new RegExp(`^Exit code: 0\\nWall time: \\d+\\.\\d seconds\\nOutput:\\nhi\\n${dir}\\n$`)),
+      output: expect.stringMatching(
+        new RegExp(`^Exit code: 0\\nWall time: \\d+\\.\\d seconds\\nOutput:\\nhi\\n${dir}\\n$`),
+      ),
     });
   });
 
@@ -157,7 +208,9 @@ describe("shell tools through the router and runtime", () => {
     const [bad, empty] = await runtime.drainOutcomes();
     expect(bad?.success).toBe(false);
     expect((bad?.item as { output: string }).output).toMatch(/^invalid arguments for shell: \/command must be array/);
-    expect((empty?.item as { output: string }).output).toMatch(/^invalid arguments for shell: \/command must NOT have fewer than 1 items/);
+    expect((empty?.item as { output: string }).output).toMatch(
+      /^invalid arguments for shell: \/command must NOT have fewer than 1 items/,
+    );
   });
 
   it("runs shell_command through the user's shell", async () => {
@@ -165,6 +218,8 @@ describe("shell tools through the router and runtime", () => {
     runtime.submit(call("sc", { command: "echo a && echo b >&2; exit 2", login: false }, "shell_command"));
     const [outcome] = await runtime.drainOutcomes();
     expect(outcome?.success).toBe(false);
-    expect((outcome?.item as { output: string }).output).toMatch(/^Exit code: 2\nWall time: \d+\.\d seconds\nOutput:\na\nb\n$/);
+    expect((outcome?.item as { output: string }).output).toMatch(
+      /^Exit code: 2\nWall time: \d+\.\d seconds\nOutput:\na\nb\n$/,
+    );
   });
 });

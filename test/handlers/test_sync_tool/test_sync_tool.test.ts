@@ -18,7 +18,9 @@ const outputOf = (o: { item: unknown }): unknown => (o.item as { output: unknown
 describe("test_sync_tool", () => {
   it("is off unless testSyncTool is true", () => {
     expect(fromFactory(testSyncToolFactory)).toEqual([]);
-    expect(tools.map((t) => [t.spec.type === "function" && t.spec.name, t.supportsParallel])).toEqual([["test_sync_tool", true]]);
+    expect(tools.map((t) => [t.spec.type === "function" && t.spec.name, t.supportsParallel])).toEqual([
+      ["test_sync_tool", true],
+    ]);
   });
 
   it("opens a barrier only when every participant has arrived: calls in one batch overlap", async () => {
@@ -59,7 +61,11 @@ describe("test_sync_tool", () => {
   });
 
   it("a single participant passes at once; sleeps alone answer ok", async () => {
-    const out = await callTool(tools, "test_sync_tool", { sleep_before_ms: 1, barrier: { id: barrierId(), participants: 1 }, sleep_after_ms: 1 });
+    const out = await callTool(tools, "test_sync_tool", {
+      sleep_before_ms: 1,
+      barrier: { id: barrierId(), participants: 1 },
+      sleep_after_ms: 1,
+    });
     expect(out.text).toBe("ok");
   });
 

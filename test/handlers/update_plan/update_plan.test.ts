@@ -21,7 +21,9 @@ describe("update_plan", () => {
     const { outcome, events } = await plan({ explanation: "halfway", plan: steps });
     expect(outcome.success).toBe(true);
     expect(outcome.item).toEqual({ type: "function_call_output", call_id: "p1", output: "Plan updated" });
-    expect(events).toEqual([{ type: "plan_update", callId: "p1", toolName: "update_plan", explanation: "halfway", plan: steps }]);
+    expect(events).toEqual([
+      { type: "plan_update", callId: "p1", toolName: "update_plan", explanation: "halfway", plan: steps },
+    ]);
   });
 
   it("allows at most one in_progress step", async () => {
@@ -32,7 +34,9 @@ describe("update_plan", () => {
       ],
     });
     expect(outcome.success).toBe(false);
-    expect(outcome.item).toMatchObject({ output: "at most one step can be in_progress at a time, but 2 steps are in_progress" });
+    expect(outcome.item).toMatchObject({
+      output: "at most one step can be in_progress at a time, but 2 steps are in_progress",
+    });
     expect(events).toEqual([]);
   });
 
