@@ -107,8 +107,11 @@ export class ToolCallRuntime<Ctx = unknown> {
     if (built === null) return NOT_A_CALL;
     const { callId, toolName } = built;
     if (callId === undefined) return this.reject(item, "", toolName, messageOf((built as ToolCallFailure).error));
-    if (this.acceptedCallIds.has(callId)) return this.reject(item, callId, toolName, texts.duplicateCallId(callId));
-    this.acceptedCallIds.add(callId);
+    // One hash operation: `add` grows the set unless the id was already accepted.
+    const known = this.acceptedCallIds.size;
+    if (this.acceptedCallIds.add(callId).size === known) {
+      return this.reject(item, callId, toolName, texts.duplicateCallId(callId));
+    }
 
     if (!(built instanceof ToolCallFailure)) {
       this.pending.push(this.start(built, submittedAt));
