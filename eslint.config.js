@@ -2,7 +2,8 @@
 // ESLint flat config. Type-checked typescript-eslint rules, Prettier owns formatting
 // (eslint-config-prettier switches off the stylistic rules that would fight it), and the
 // layering of DESIGN section 2 is enforced with `no-restricted-imports`, generated from the
-// LAYERS table below.
+// one table in layers.json.
+import { readFileSync } from "node:fs";
 import js from "@eslint/js";
 import prettier from "eslint-config-prettier";
 import { defineConfig, globalIgnores } from "eslint/config";
@@ -14,26 +15,14 @@ import tseslint from "typescript-eslint";
  * nothing may import `src/cli`. Root files (`src/index.ts`, `src/toolset.ts`) may import
  * every layer but cli; no layer may import `src/toolset.ts` (it is the composition root).
  *
- * To change the architecture, edit this table (and DESIGN section 2); the per-layer ESLint
- * blocks are generated from it.
+ * To change the architecture, edit layers.json (the one table, which test/architecture.test.ts
+ * reads too) and DESIGN section 2; the per-layer ESLint blocks are generated from it.
  *
  * @type {Record<string, readonly string[]>}
  */
-const LAYERS = {
-  util: [],
-  protocol: ["util"],
-  turn: ["util", "protocol"],
-  registry: ["util", "protocol", "turn"],
-  policy: ["util", "protocol", "turn", "registry"],
-  router: ["util", "protocol", "turn", "registry", "policy"],
-  runtime: ["util", "protocol", "turn", "registry", "policy", "router"],
-  process: ["util", "protocol", "turn"],
-  sandbox: ["util", "protocol", "turn", "process"],
-  handlers: ["util", "protocol", "turn", "process", "sandbox", "registry"],
-  mcp: ["util", "protocol", "turn", "process", "sandbox", "registry"],
-  adapters: ["util", "protocol"],
-  server: ["util", "protocol", "turn", "registry", "policy", "router", "runtime", "adapters"],
-};
+const LAYERS = /** @type {{ layers: Record<string, readonly string[]> }} */ (
+  JSON.parse(readFileSync(new URL("./layers.json", import.meta.url), "utf8"))
+).layers;
 /** Layers whose subfolders are separate modules (one per tool): a subfolder may import a
  * sibling subfolder only through its `index.js`, never its internals. */
 const MODULAR_LAYERS = ["handlers"];

@@ -11,21 +11,11 @@ const src = fileURLToPath(new URL("../src", import.meta.url));
  * adapters use protocol; server uses runtime, router and adapters; the composition root
  * (`src/toolset.ts`) composes; cli uses everything; nothing imports cli.
  */
-const below: Record<string, string[]> = {
-  util: [],
-  protocol: ["util"],
-  turn: ["util", "protocol"],
-  registry: ["util", "protocol", "turn"],
-  policy: ["util", "protocol", "turn", "registry"],
-  router: ["util", "protocol", "turn", "registry", "policy"],
-  runtime: ["util", "protocol", "turn", "registry", "policy", "router"],
-  process: ["util", "protocol", "turn"],
-  sandbox: ["util", "protocol", "turn", "process"],
-  handlers: ["util", "protocol", "turn", "registry", "process", "sandbox"],
-  mcp: ["util", "protocol", "turn", "registry", "process", "sandbox"],
-  adapters: ["util", "protocol"],
-  server: ["util", "protocol", "turn", "registry", "policy", "router", "runtime", "adapters"],
-};
+const below = (
+  JSON.parse(readFileSync(fileURLToPath(new URL("../layers.json", import.meta.url)), "utf8")) as {
+    layers: Record<string, string[]>;
+  }
+).layers;
 const everythingBut = (...not: string[]): string[] =>
   [...Object.keys(below), "handlers", "mcp", "toolset.ts", "server"].filter((l) => !not.includes(l));
 const allowed: Record<string, string[]> = {

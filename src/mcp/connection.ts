@@ -13,7 +13,8 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Logger } from "pino";
-import { errorMessage, formatSecondsExact, PACKAGE_VERSION, timerDelay } from "../util/index.js";
+import { texts } from "../protocol/index.js";
+import { errorMessage, PACKAGE_VERSION, timerDelay } from "../util/index.js";
 import { DEFAULT_STARTUP_TIMEOUT_SEC, DEFAULT_TOOL_TIMEOUT_SEC, type McpServerConfig } from "./config.js";
 import { collectPages } from "./pages.js";
 import { connectClient, exitDescription, serverPid, type ClientSession } from "./transport.js";
@@ -239,7 +240,7 @@ export class McpConnection {
     // The SDK rejects an aborted request with a RequestTimeout error too.
     if (signal?.aborted) return new McpCallError(`${what} aborted`);
     if (err instanceof McpError && err.code === (ErrorCode.RequestTimeout as number)) {
-      return new McpCallError(`timed out awaiting ${what} after ${formatSecondsExact(timeoutMs)}s`, true);
+      return new McpCallError(texts.mcpTimedOut(what, timeoutMs), true);
     }
     if (err instanceof McpError && err.code === (ErrorCode.ConnectionClosed as number) && this.deathReason) {
       return new McpCallError(`MCP server '${this.name}' exited during ${what} (${this.deathReason})`);

@@ -1,5 +1,5 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { FunctionCallError, type ToolOutput, type ToolPayload } from "../protocol/index.js";
+import { FunctionCallError, texts, type ToolOutput, type ToolPayload } from "../protocol/index.js";
 import type { ToolHandler, ToolInvocation } from "../registry/index.js";
 import { emitEvent } from "../turn/index.js";
 import { errorMessage, isRecord } from "../util/index.js";
@@ -30,7 +30,7 @@ export class McpHandler implements ToolHandler {
     // The router hands this handler mcp payloads only: it refuses any other as fatal (`handlerMatchesKind`).
     const { server, tool } = inv.payload as Extract<ToolPayload, { kind: "mcp" }>;
     if (inv.args !== undefined && !isRecord(inv.args)) {
-      throw FunctionCallError.respondToModel("tool call error: MCP tool arguments must be a JSON object");
+      throw FunctionCallError.respondToModel(texts.mcpCallFailed("MCP tool arguments must be a JSON object"));
     }
     const turn = inv.turn;
     // Events are built only for a listener: this is every MCP call's path.
@@ -57,9 +57,9 @@ export class McpHandler implements ToolHandler {
       return { kind: "mcp", result };
     } catch (err) {
       if (err instanceof McpCallError) {
-        throw FunctionCallError.respondToModel(err.timedOut ? err.message : `tool call error: ${err.message}`);
+        throw FunctionCallError.respondToModel(err.timedOut ? err.message : texts.mcpCallFailed(err.message));
       }
-      throw FunctionCallError.respondToModel(`tool call error: ${errorMessage(err)}`);
+      throw FunctionCallError.respondToModel(texts.mcpCallFailed(errorMessage(err)));
     } finally {
       if (base)
         emitEvent(turn, { type: "mcp_tool_call_end", ...base, success, durationMs: performance.now() - started });

@@ -8,7 +8,7 @@ import type {
   Resource,
   ResourceTemplate,
 } from "@modelcontextprotocol/sdk/types.js";
-import type { ConfiguredToolSpec } from "../protocol/index.js";
+import { texts, type ConfiguredToolSpec } from "../protocol/index.js";
 import type { McpToolRef, McpToolSource } from "../registry/index.js";
 import { defaultLogger, emitEvent, type ToolEvent } from "../turn/index.js";
 import { errorMessage } from "../util/index.js";
@@ -224,8 +224,7 @@ export class McpConnectionManager implements McpToolSource {
     args: Record<string, unknown> | undefined,
     opts: CallOptions,
   ): Promise<CallToolResult> {
-    if (!record.allowed(tool))
-      return Promise.reject(new McpCallError(`tool '${tool}' is disabled for MCP server '${server}'`));
+    if (!record.allowed(tool)) return Promise.reject(new McpCallError(texts.mcpToolDisabled(tool, server)));
     return record.connection.callTool(tool, args, opts);
   }
 

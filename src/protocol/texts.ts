@@ -1,4 +1,4 @@
-import { formatSeconds } from "../util/index.js";
+import { formatSeconds, formatSecondsExact } from "../util/index.js";
 
 /**
  * Every model-facing text the core writes (DESIGN section 6), in one place: models trained on
@@ -25,4 +25,9 @@ export const texts = {
   execAborted: (elapsedMs: number, seen: string | undefined): string =>
     `Wall time: ${formatSeconds(elapsedMs)} seconds\naborted by user${seen ? `\nOutput:\n${seen}` : ""}`,
   duplicateCallId: (callId: string): string => `duplicate call id: ${callId}`,
+  /** MCP (DESIGN section 6): a failed call, a timed-out request, a filtered-out tool. */
+  mcpCallFailed: (message: string): string => `tool call error: ${message}`,
+  mcpTimedOut: (what: string, timeoutMs: number): string =>
+    `timed out awaiting ${what} after ${formatSecondsExact(timeoutMs)}s`,
+  mcpToolDisabled: (tool: string, server: string): string => `tool '${tool}' is disabled for MCP server '${server}'`,
 } as const;
