@@ -25,6 +25,19 @@ export const texts = {
   execAborted: (elapsedMs: number, seen: string | undefined): string =>
     `Wall time: ${formatSeconds(elapsedMs)} seconds\naborted by user${seen ? `\nOutput:\n${seen}` : ""}`,
   duplicateCallId: (callId: string): string => `duplicate call id: ${callId}`,
+  /** The policy stage (DESIGN section 11). */
+  deniedByRule: (rule: string): string => `denied by policy: rule "${rule}" forbids this call`,
+  deniedReadOnly: (tool: string): string =>
+    `denied by policy: ${tool} may change files or state, which read-only mode forbids`,
+  rejectedByUser: (message?: string): string => (message ? `rejected by user: ${message}` : "rejected by user"),
+  noApprovalInTime: (ms: number): string => `rejected: no approval within ${formatSeconds(ms)}s`,
+  noApprover: "rejected: this call needs approval and no approver is configured",
+  preToolUseBlocked: (reason: string, command: string | undefined, tool: string): string =>
+    command !== undefined
+      ? `Command blocked by PreToolUse hook: ${reason}. Command: ${command}`
+      : `Tool call blocked by PreToolUse hook: ${reason}. Tool: ${tool}`,
+  postToolUseBlocked: (reason: string | undefined): string => reason || "PostToolUse hook blocked the tool result",
+  deadline: (tool: string, ms: number): string => `tool ${tool} timed out after ${formatSeconds(ms)}s`,
   /** MCP (DESIGN section 6): a failed call, a timed-out request, a filtered-out tool. */
   mcpCallFailed: (message: string): string => `tool call error: ${message}`,
   mcpTimedOut: (what: string, timeoutMs: number): string =>

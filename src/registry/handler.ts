@@ -23,6 +23,22 @@ export interface ToolInvocation<Ctx = unknown> {
   context: Ctx;
 }
 
+/**
+ * What the policy stage judges a call by, from the handler that knows its arguments: the
+ * commands a shell tool runs, the paths a file tool touches, and what a person reads.
+ */
+export interface PolicySubject {
+  /**
+   * Shell tools: the plain commands the call runs, a `bash -lc` script split as the known-safe
+   * parser splits it; `null` when the script cannot be parsed (substitution, redirection, ...).
+   */
+  commands?: string[][] | null;
+  /** File tools: every path the call reads or writes, as the model wrote it. */
+  paths?: string[];
+  /** What a person reads in an approval request: the command line, the patch's paths. */
+  summary?: string;
+}
+
 export interface ToolHandler<Ctx = unknown> {
   readonly kind: ToolKind;
   /** Default: function handlers take function payloads, mcp handlers mcp payloads. */
@@ -39,6 +55,12 @@ export interface ToolHandler<Ctx = unknown> {
    * submit. Must be synchronous and cheap: it runs inside `abort()`.
    */
   abortedOutput?(inv: ToolInvocation<Ctx> | undefined, elapsedMs: number): string | undefined;
+  /** The commands or paths the policy judges this call by (built-in shell and file tools). */
+  policySubject?(inv: ToolInvocation<Ctx>): PolicySubject;
+  /** Rules for plugin tools: does `Tool(specifier)` match this call? */
+  matchRule?(specifier: string, inv: ToolInvocation<Ctx>): boolean;
+  /** What "allow_session" would remember for this call, most specific first. */
+  suggestRules?(inv: ToolInvocation<Ctx>): string[];
 }
 
 export function handlerMatchesKind(handler: ToolHandler<never>, payload: ToolPayload): boolean {
