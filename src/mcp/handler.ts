@@ -13,6 +13,8 @@ export interface McpToolCaller {
     args: Record<string, unknown> | undefined,
     opts?: CallOptions,
   ): Promise<CallToolResult>;
+  /** The tool behind a qualified name, with its server's annotations (absent: not read-only). */
+  resolve?(qualifiedName: string): { annotations?: { readOnlyHint?: boolean | undefined } | undefined } | undefined;
 }
 
 /**
@@ -25,6 +27,11 @@ export class McpHandler implements ToolHandler {
   readonly kind = "mcp" as const;
 
   constructor(private readonly caller: McpToolCaller) {}
+
+  /** Mutating unless its server says `readOnlyHint` (DESIGN section 11): it waits for the gate and the policy. */
+  isMutating(inv: ToolInvocation): boolean {
+    return this.caller.resolve?.(inv.toolName)?.annotations?.readOnlyHint !== true;
+  }
 
   async handle(inv: ToolInvocation): Promise<ToolOutput> {
     // The router hands this handler mcp payloads only: it refuses any other as fatal (`handlerMatchesKind`).

@@ -7,3 +7,4 @@ export * from "./exporters.js";
 export * from "./outputs.js";
 export * from "./mcpContent.js";
 export * from "./texts.js";
+export * from "./policy.js";

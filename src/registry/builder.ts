@@ -2,19 +2,44 @@ import type { Logger } from "pino";
 import { specName, type ConfiguredToolSpec, type ToolSpec } from "../protocol/index.js";
 import { SchemaValidatorCache } from "./arguments.js";
 import type { ToolHandler } from "./handler.js";
-import { ToolRegistry, type RegisteredTool } from "./registry.js";
+import type { ToolMiddleware } from "./middleware.js";
+import { ToolRegistry, type MiddlewareEntry, type RegisteredTool } from "./registry.js";
+
+export interface PushSpecOptions {
+  /** Calls may run in parallel with other parallel calls. Default false. */
+  parallel?: boolean;
+  /** This tool's deadline in ms, instead of the runtime's `toolTimeoutMs`. */
+  timeoutMs?: number;
+}
+
 
 /** Collects specs and handlers; `build()` checks them and compiles argument validators once. */
 export class ToolRegistryBuilder<Ctx = unknown> {
   private readonly specs: ConfiguredToolSpec[] = [];
   private readonly handlers: Array<[string, ToolHandler<Ctx>]> = [];
   private readonly aliases: Array<[string, string]> = [];
+  private readonly timeouts = new Map<string, number>();
+  private readonly middleware: MiddlewareEntry<Ctx>[] = [];
 
   constructor(private readonly opts: { logger?: Logger; validators?: SchemaValidatorCache } = {}) {}
 
-  /** Adds a spec whose calls run exclusively. */
-  pushSpec(spec: ToolSpec): this {
-    return this.pushSpecWithParallelSupport(spec, false);
+  /** Adds a spec; its calls run exclusively unless `opts.parallel`. */
+  pushSpec(spec: ToolSpec, opts: PushSpecOptions = {}): this {
+    const { timeoutMs } = opts;
+    if (timeoutMs !== undefined) {
+      if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) {
+        throw new RangeError(`timeoutMs of ${specName(spec)} must be a positive number, got ${String(timeoutMs)}`);
+      }
+      this.timeouts.set(specName(spec), timeoutMs);
+    }
+    return this.pushSpecWithParallelSupport(spec, opts.parallel === true);
+  }
+
+  /** Wraps handlers in `mw` (the first `use` is the outermost); `opts.tools`: exact names, default every tool. */
+  use(mw: ToolMiddleware<Ctx>, opts: { tools?: string[] } = {}): this {
+    if (typeof mw !== "function") throw new TypeError("middleware must be a function");
+    this.middleware.push({ mw, tools: opts.tools ? new Set(opts.tools) : undefined });
+    return this;
   }
 
   pushSpecWithParallelSupport(spec: ToolSpec, supportsParallel: boolean): this {
@@ -43,12 +68,19 @@ export class ToolRegistryBuilder<Ctx = unknown> {
     }
     const validators = this.opts.validators ?? new SchemaValidatorCache(this.opts.logger);
     const tools = new Map<string, RegisteredTool<Ctx>>();
+    const registry = new ToolRegistry(tools, [...this.middleware]);
     for (const [name, handler] of this.handlers) {
       if (tools.has(name)) throw new Error(`duplicate tool handler: ${name}`);
       const configured = specByName.get(name);
       const spec = configured?.spec;
       const validate = spec?.type === "function" ? validators.validatorFor(spec.parameters, name) : null;
-      tools.set(name, { handler, validate, supportsParallel: configured?.supportsParallelToolCalls ?? false });
+      tools.set(name, {
+        handler,
+        validate,
+        supportsParallel: configured?.supportsParallelToolCalls ?? false,
+        timeoutMs: this.timeouts.get(name),
+        middleware: registry.middlewareFor(name),
+      });
     }
     for (const [alias, target] of this.aliases) {
       const tool = tools.get(target);
@@ -56,6 +88,6 @@ export class ToolRegistryBuilder<Ctx = unknown> {
       if (tools.has(alias)) throw new Error(`duplicate tool handler: ${alias}`);
       tools.set(alias, tool);
     }
-    return { specs: [...this.specs], registry: new ToolRegistry(tools) };
+    return { specs: [...this.specs], registry };
   }
 }

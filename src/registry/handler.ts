@@ -1,4 +1,4 @@
-import type { ToolCall, ToolOutput, ToolPayload } from "../protocol/index.js";
+import type { PolicySubject, ToolCall, ToolOutput, ToolPayload } from "../protocol/index.js";
 import type { TurnContext } from "../turn/index.js";
 
 export type ToolKind = "function" | "mcp";
@@ -21,22 +21,6 @@ export interface ToolInvocation<Ctx = unknown> {
   readonly signal: AbortSignal;
   turn: TurnContext;
   context: Ctx;
-}
-
-/**
- * What the policy stage judges a call by, from the handler that knows its arguments: the
- * commands a shell tool runs, the paths a file tool touches, and what a person reads.
- */
-export interface PolicySubject {
-  /**
-   * Shell tools: the plain commands the call runs, a `bash -lc` script split as the known-safe
-   * parser splits it; `null` when the script cannot be parsed (substitution, redirection, ...).
-   */
-  commands?: string[][] | null;
-  /** File tools: every path the call reads or writes, as the model wrote it. */
-  paths?: string[];
-  /** What a person reads in an approval request: the command line, the patch's paths. */
-  summary?: string;
 }
 
 export interface ToolHandler<Ctx = unknown> {
@@ -67,3 +51,5 @@ export function handlerMatchesKind(handler: ToolHandler<never>, payload: ToolPay
   if (handler.matchesKind) return handler.matchesKind(payload);
   return handler.kind === "function" ? payload.kind === "function" : payload.kind === "mcp";
 }
+
+export type { PolicySubject };

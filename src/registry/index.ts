@@ -4,3 +4,4 @@ export * from "./registry.js";
 export * from "./builder.js";
 export * from "./mcpSource.js";
 export * from "./factory.js";
+export * from "./middleware.js";

@@ -17,7 +17,7 @@ export class Invocation<Ctx> implements ToolInvocation<Ctx> {
   readonly context: Ctx;
 
   constructor(
-    call: ToolCall,
+    private readonly call: ToolCall,
     readonly args: unknown,
     private readonly opts: DispatchOptions<Ctx>,
   ) {
@@ -30,5 +30,10 @@ export class Invocation<Ctx> implements ToolInvocation<Ctx> {
 
   get signal(): AbortSignal {
     return this.opts.signal;
+  }
+
+  /** The same call with other arguments (a hook's rewrite, a middleware's `next(args)`). */
+  withArgs(args: unknown): Invocation<Ctx> {
+    return new Invocation(this.call, args, this.opts);
   }
 }

@@ -2,6 +2,8 @@ import type { Logger } from "pino";
 import {
   FunctionCallError,
   outputBody,
+  type OutputBody,
+  type ToolOutput,
   responseItemFor,
   specName,
   texts,
@@ -24,6 +26,7 @@ import {
   type ToolRegistry,
 } from "../registry/index.js";
 import { truncateBody, type TurnContext } from "../turn/index.js";
+import { policyStage, postToolUse } from "./policyStage.js";
 import { errorText, now } from "../util/index.js";
 import { buildCall, ToolCallFailure, type BuiltToolCall } from "./buildToolCall.js";
 import { Invocation } from "./invocation.js";
@@ -44,6 +47,8 @@ export interface DispatchResult {
   item: ResponseInputItem;
   success: boolean;
   timing: { gateWaitMs: number; handlerMs: number };
+  /** A person answered "abort": the runtime ends the turn after this call's answer. */
+  abortTurn?: boolean;
 }
 
 /**
@@ -100,6 +105,11 @@ export class ToolRouter<Ctx = unknown> {
   private readonly resolveMcp = (name: string): McpToolRef | undefined =>
     this.mcp && !this.registry.lookup(name) ? this.mcp.resolve(name) : undefined;
 
+  /** The tool's own deadline (`pushSpec(spec, { timeoutMs })`), if it has one. */
+  toolTimeoutMs(toolName: string): number | undefined {
+    return this.registry.lookup(toolName)?.timeoutMs;
+  }
+
   /** By spec; an unknown name is not parallel-safe. */
   toolSupportsParallel(toolName: string): boolean {
     return this.registry.lookup(toolName)?.supportsParallel ?? this.mcp?.resolve(toolName)?.supportsParallel ?? false;
@@ -147,13 +157,15 @@ export class ToolRouter<Ctx = unknown> {
       handler: this.mcp.handler,
       validate: ref.inputSchema ? this.validators.validatorFor(ref.inputSchema, call.toolName, "2020-12") : null,
       supportsParallel: ref.supportsParallel,
+      middleware: this.registry.middlewareFor(call.toolName),
     };
   }
 
   /**
-   * Runs one call to completion: handler lookup, payload check, argument validation, the gate
-   * for mutating calls, the handler, output conversion and truncation. Every error but
-   * `Fatal` becomes a failure output; a fatal one is thrown.
+   * Runs one call to completion (DESIGN section 3, steps a-h): handler lookup, payload check,
+   * argument validation, the policy stage (hooks, permissions), the gate for mutating calls,
+   * the middleware chain and the handler, PostToolUse hooks, output conversion and truncation.
+   * Every error but `Fatal` becomes a failure output; a fatal one is thrown.
    */
   async dispatch(call: ToolCall, opts: DispatchOptions<Ctx>): Promise<DispatchResult> {
     const { turn } = opts;
@@ -169,24 +181,36 @@ export class ToolRouter<Ctx = unknown> {
         if (!handlerMatchesKind(handler, call.payload)) {
           throw FunctionCallError.fatal(texts.incompatiblePayload(call.toolName));
         }
-        const invocation = new Invocation(call, invocationArgs(call, resolved.validate), opts);
-        if (handler.isMutating) {
-          if (await handler.isMutating(invocation)) {
-            const gateStart = now();
-            await turn.toolCallGate.waitReady(opts.signal);
-            timing.gateWaitMs = now() - gateStart;
-          }
-          // The call may have been aborted while the classification was pending: never start it then.
-          opts.signal.throwIfAborted();
+        let invocation = new Invocation(call, invocationArgs(call, resolved.validate), opts);
+        const mutating = handler.isMutating ? await handler.isMutating(invocation) : false;
+        // With no policy configured this costs one property read.
+        if (turn.permissions !== undefined || turn.hooks !== undefined) {
+          const passed = await policyStage(resolved, invocation, mutating);
+          if (!("invocation" in passed)) return failure(call, passed.text, turn, timing, passed.abortTurn);
+          invocation = passed.invocation;
         }
+        if (mutating) {
+          const gateStart = now();
+          await turn.toolCallGate.waitReady(opts.signal);
+          timing.gateWaitMs = now() - gateStart;
+        }
+        // The call may have been aborted while its classification or approval was pending: never start it then.
+        if (handler.isMutating || turn.permissions || turn.hooks) opts.signal.throwIfAborted();
         handlerStart = now();
         opts.onStart?.(invocation, handlerStart);
-        const output = await handler.handle(invocation);
+        const output =
+          resolved.middleware.length === 0
+            ? await handler.handle(invocation)
+            : await runMiddleware(resolved, invocation);
         timing.handlerMs = now() - handlerStart;
         const body = outputBody(output);
         if (typeof body !== "string") {
-          const bounded = body.bounded ? body.body : truncateBody(body.body, turn.truncationPolicy);
-          return { item: responseItemFor(call.callId, call.payload.kind, bounded), success: body.success, timing };
+          if (turn.hooks !== undefined) {
+            const after = await postToolUse(turn.hooks, invocation, body);
+            if (typeof after === "string") return failure(call, after, turn, timing);
+            return this.answer(call, after, turn, timing);
+          }
+          return this.answer(call, body, turn, timing);
         }
         text = texts.malformedOutput(call.toolName, body);
       }
@@ -195,11 +219,12 @@ export class ToolRouter<Ctx = unknown> {
       if (FunctionCallError.isFatal(err)) throw err;
       text = this.failureText(call, err, opts);
     }
-    return {
-      item: responseItemFor(call.callId, call.payload.kind, truncateBody(text, turn.truncationPolicy)),
-      success: false,
-      timing,
-    };
+    return failure(call, text, turn, timing);
+  }
+
+  private answer(call: ToolCall, body: OutputBody, turn: TurnContext, timing: DispatchResult["timing"]): DispatchResult {
+    const bounded = body.bounded ? body.body : truncateBody(body.body, turn.truncationPolicy);
+    return { item: responseItemFor(call.callId, call.payload.kind, bounded), success: body.success, timing };
   }
 
   /** `dispatch(...).item`. */
@@ -235,4 +260,35 @@ function invocationArgs(call: ToolCall, validate: ArgumentValidator | null): unk
     case "local_shell":
       return payload.params;
   }
+}
+
+/** A failure answer, bounded like every other output. */
+function failure(
+  call: ToolCall,
+  text: string,
+  turn: TurnContext,
+  timing: DispatchResult["timing"],
+  abortTurn?: boolean,
+): DispatchResult {
+  const item = responseItemFor(call.callId, call.payload.kind, truncateBody(text, turn.truncationPolicy));
+  return abortTurn ? { item, success: false, timing, abortTurn } : { item, success: false, timing };
+}
+
+/**
+ * The middleware chain around the handler, outermost first. `next(args)` validates the new
+ * arguments against the tool's schema (a violation answers `invalid arguments for ...` and
+ * the handler never starts) and hands inner layers an invocation carrying them.
+ */
+function runMiddleware<Ctx>(tool: RegisteredTool<Ctx>, invocation: Invocation<Ctx>): Promise<ToolOutput> {
+  const chain = tool.middleware;
+  const step = (i: number, inv: Invocation<Ctx>): Promise<ToolOutput> => {
+    const mw = chain[i];
+    if (!mw) return tool.handler.handle(inv);
+    return mw(inv, async (args?: unknown) => {
+      if (args === undefined) return step(i + 1, inv);
+      validateArguments(inv.toolName, args, tool.validate);
+      return step(i + 1, inv.withArgs(args));
+    });
+  };
+  return step(0, invocation);
 }

@@ -26,7 +26,17 @@ export class CallRecord<Ctx> implements DispatchOptions<Ctx> {
   lockGrantedAt: number | undefined;
   /** Set by dispatch when the handler starts; what `abortedOutput` is given. */
   invocation: ToolInvocation<Ctx> | undefined;
-  private startedAt: number | undefined;
+  /** When the handler started; its deadline counts from here. */
+  startedAt: number | undefined;
+  /** The call's deadline: the spec's `timeoutMs`, else the runtime's `toolTimeoutMs`. */
+  timeoutMs = 0;
+  /** The lock slot while held: released once, when the handler settles or as leaked. */
+  release: (() => void) | undefined;
+  /** The deadline timer counts this call while true. */
+  deadlineLive = false;
+  /** Its deadline passed (answered; its slot waits `leakGraceMs` at most). */
+  expired = false;
+  leakTimer: NodeJS.Timeout | undefined;
   private dispatchTiming: DispatchResult["timing"] | undefined;
   /** Set once the call is aborted (runtime abort, fatal error, or its own signal). */
   private abortReason: unknown;

@@ -1,5 +1,6 @@
 import {
   FunctionCallError,
+  type ApprovalDecision,
   responseItemFor,
   texts,
   type ResponseInputItem,
@@ -9,13 +10,15 @@ import {
 } from "../protocol/index.js";
 import { ToolCallFailure, type ToolRouter } from "../router/index.js";
 import {
+  approvalBroker,
   dynamicCallBroker,
   emitEvent,
   truncateBody,
   type DynamicToolResponse,
   type TurnContext,
 } from "../turn/index.js";
-import { errorText, now } from "../util/index.js";
+import { errorText, now, timerDelay } from "../util/index.js";
+import { DeadlineTimer } from "./deadlines.js";
 import { CallRecord, type ToolCallOutcome } from "./callRecord.js";
 import { FatalToolCallError } from "./errors.js";
 import { SharedExclusiveLock } from "./lock.js";
@@ -25,6 +28,10 @@ export type { ToolCallOutcome };
 export interface ToolCallRuntimeOptions<Ctx> {
   /** Shared calls running at once; an integer in 1..256, default 16. */
   maxConcurrency?: number;
+  /** Every call's deadline unless its spec sets one, in ms; default 600_000. */
+  toolTimeoutMs?: number;
+  /** How long a handler that ignores its deadline keeps its lock slot, in ms; default 5_000. */
+  leakGraceMs?: number;
   /** Aborting it aborts the runtime. */
   signal?: AbortSignal;
   context?: Ctx;
@@ -59,6 +66,9 @@ export class ToolCallRuntime<Ctx = unknown> {
   private pending: CallRecord<Ctx>[] = [];
   private abortReason: string | undefined;
   private fatal: { callId: string; message: string; reported: boolean } | undefined;
+  private readonly toolTimeoutMs: number;
+  private readonly leakGraceMs: number;
+  private readonly deadlines = new DeadlineTimer((at) => this.sweepDeadlines(at));
 
   constructor(
     private readonly router: ToolRouter<Ctx>,
@@ -71,6 +81,8 @@ export class ToolCallRuntime<Ctx = unknown> {
     }
     this.lock = new SharedExclusiveLock(max);
     this.context = opts.context as Ctx;
+    this.toolTimeoutMs = positive("toolTimeoutMs", opts.toolTimeoutMs, 600_000);
+    this.leakGraceMs = positive("leakGraceMs", opts.leakGraceMs, 5_000);
     const external = opts.signal;
     if (external) {
       if (external.aborted) this.abort(abortReason(external));
@@ -171,6 +183,11 @@ export class ToolCallRuntime<Ctx = unknown> {
     return dynamicCallBroker(this.turn).respond(callId, response);
   }
 
+  /** Answers a call waiting for approval (after an `approval_request` event); false if none is waiting. */
+  respondToApproval(callId: string, decision: ApprovalDecision): boolean {
+    return approvalBroker(this.turn).respond(callId, decision);
+  }
+
   private reject(item: ResponseItem | UnknownItem, callId: string, toolName: string, reason: string): SubmitResult {
     // A hostile item may carry any `type`: the event names it only when it is text.
     const name = toolName || (typeof item.type === "string" ? item.type : "");
@@ -203,6 +220,7 @@ export class ToolCallRuntime<Ctx = unknown> {
         "supportsParallel threw; running the call exclusively",
       );
     }
+    record.timeoutMs = this.router.toolTimeoutMs(call.toolName) ?? this.toolTimeoutMs;
     this.running.add(record);
     callSignal?.addEventListener(
       "abort",
@@ -220,25 +238,78 @@ export class ToolCallRuntime<Ctx = unknown> {
    * Never rejects: whatever escapes dispatch still answers the call (invariant 9).
    */
   private async run(record: CallRecord<Ctx>, call: ToolCall, parallel: boolean): Promise<void> {
-    let release = this.lock.tryAcquire(!parallel);
+    record.release = this.lock.tryAcquire(!parallel) ?? undefined;
     try {
-      if (release) {
+      if (record.release) {
         record.lockGrantedAt = record.submittedAt;
       } else {
-        release = await this.lock.acquire(!parallel);
+        record.release = await this.lock.acquire(!parallel);
         record.lockGrantedAt = now();
       }
       // Aborted while queued: it never starts, and its turn in the queue ends here.
       if (record.settled || record.aborted) return;
+      // The deadline counts from the handler's start, which is no earlier than this.
+      record.deadlineLive = true;
+      this.deadlines.add(record.lockGrantedAt + record.timeoutMs);
       const result = await this.router.dispatch(call, record);
       this.finish(record, result.item, result.success, false, result.timing);
+      if (result.abortTurn) this.abort(texts.abortedByUser);
     } catch (err) {
       this.finishWithError(record, err);
     } finally {
-      // The slot is released only when the handler has settled, aborted or not.
+      // The slot is released only when the handler has settled, aborted or not (unless it
+      // was released as leaked after its deadline).
       this.running.delete(record);
-      release?.();
+      this.endDeadline(record);
+      this.releaseSlot(record);
     }
+  }
+
+  private releaseSlot(record: CallRecord<Ctx>): void {
+    const release = record.release;
+    record.release = undefined;
+    release?.();
+  }
+
+  private endDeadline(record: CallRecord<Ctx>): void {
+    clearTimeout(record.leakTimer);
+    if (!record.deadlineLive) return;
+    record.deadlineLive = false;
+    this.deadlines.remove();
+  }
+
+  /** Expires the running calls whose deadline is due; returns the next deadline. */
+  private sweepDeadlines(at: number): number {
+    let next = Infinity;
+    for (const record of this.running) {
+      if (!record.deadlineLive || record.expired) continue;
+      // Not started yet (waiting for approval or the gate): look again one deadline later.
+      const due = (record.startedAt ?? at) + record.timeoutMs;
+      if (due > at) next = Math.min(next, due);
+      else this.expire(record);
+    }
+    return next;
+  }
+
+  /**
+   * The deadline passed (DESIGN section 11): the call is answered, its signal aborts with a
+   * `TimeoutError`, and its slot is released when the handler settles or `leakGraceMs` later,
+   * whichever is first; releasing early is reported as `tool_call_leaked`.
+   */
+  private expire(record: CallRecord<Ctx>): void {
+    record.expired = true;
+    this.answer(record, texts.deadline(record.toolName, record.timeoutMs), false);
+    const timeout = new Error(`deadline of ${record.timeoutMs} ms passed`);
+    timeout.name = "TimeoutError";
+    record.abortSignal(timeout);
+    record.leakTimer = setTimeout(() => {
+      if (!record.release) return;
+      const { callId, toolName, timeoutMs } = record;
+      this.turn.logger.warn({ callId, toolName, timeoutMs }, "a handler ignored its deadline; its lock slot is released");
+      emitEvent(this.turn, { type: "tool_call_leaked", callId, toolName, timeoutMs });
+      this.endDeadline(record);
+      this.releaseSlot(record);
+    }, timerDelay(this.leakGraceMs));
   }
 
   /** A fatal error ends the turn; anything else answers `tool {name} failed: ...`. Never throws. */
@@ -303,6 +374,12 @@ export class ToolCallRuntime<Ctx = unknown> {
     const others = outcomes.filter((o) => o !== own).map((o) => o.item);
     throw new FatalToolCallError(fatal.callId, fatal.message, others, own.item);
   }
+}
+
+function positive(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isFinite(value) || value <= 0) throw new RangeError(`${name} must be a positive number, got ${String(value)}`);
+  return value;
 }
 
 function messageOf(err: FunctionCallError): string {

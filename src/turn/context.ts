@@ -2,6 +2,7 @@ import { pino, type Logger } from "pino";
 import { ReadinessFlag } from "./readiness.js";
 import type { ToolEvent } from "./events.js";
 import { DEFAULT_TRUNCATION_POLICY, type TruncationPolicy } from "./truncation.js";
+import type { HookConfig, PermissionDecider } from "../protocol/index.js";
 
 /** What one turn shares between its calls. */
 export interface TurnContext {
@@ -13,6 +14,10 @@ export interface TurnContext {
   logger: Logger;
   /** Exceptions thrown here are caught and logged. */
   onEvent?: (event: ToolEvent) => void;
+  /** The session's permission engine; none: every call is allowed (DESIGN section 11). */
+  permissions?: PermissionDecider;
+  /** PreToolUse / PostToolUse hooks (the hooks.json shape). */
+  hooks?: HookConfig;
 }
 
 let silentLogger: Logger | undefined;
@@ -38,5 +43,7 @@ export function createTurnContext(partial: Partial<TurnContext> = {}): TurnConte
     logger: partial.logger ?? defaultLogger(),
   };
   if (partial.onEvent) turn.onEvent = partial.onEvent;
+  if (partial.permissions) turn.permissions = partial.permissions;
+  if (partial.hooks) turn.hooks = partial.hooks;
   return turn;
 }

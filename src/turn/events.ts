@@ -1,5 +1,5 @@
 import type { Logger } from "pino";
-import type { PayloadKind } from "../protocol/index.js";
+import type { ApprovalDecision, ApprovalRequest, DecidedBy, PayloadKind } from "../protocol/index.js";
 
 /** Where the time of one call went, in milliseconds. */
 export interface Timing {
@@ -66,7 +66,10 @@ export type ToolEvent =
       explanation?: string;
       plan: Array<{ step: string; status: PlanStatus }>;
     })
-  | (EventBase & { type: "dynamic_tool_call_request"; arguments: unknown });
+  | (EventBase & { type: "dynamic_tool_call_request"; arguments: unknown })
+  | (EventBase & { type: "approval_request"; request: ApprovalRequest })
+  | (EventBase & { type: "approval_decided"; decision: ApprovalDecision["decision"]; by: DecidedBy; message?: string })
+  | (EventBase & { type: "tool_call_leaked"; timeoutMs: number });
 
 export type ToolEventType = ToolEvent["type"];
 

@@ -2,5 +2,5 @@ export * from "./readiness.js";
 export * from "./events.js";
 export * from "./truncation.js";
 export * from "./context.js";
-export * from "./dynamicCalls.js";
+export * from "./responses.js";
 export * from "./deadline.js";

@@ -1,8 +1,10 @@
 import { type ToolPayload, FunctionCallError, type ToolOutput } from "../../protocol/index.js";
-import type { ToolFactory, ToolHandler, ToolInvocation } from "../../registry/index.js";
+import type { PolicySubject, ToolFactory, ToolHandler, ToolInvocation } from "../../registry/index.js";
 import { applyPatch } from "./applyPatch.js";
 import { APPLY_PATCH_FREEFORM_SPEC, APPLY_PATCH_FUNCTION_SPEC } from "./definition.js";
-import { PatchParseError } from "./parser.js";
+import { parsePatch, PatchParseError, type Hunk } from "./parser.js";
+
+const HUNK_LETTER = { add: "A", delete: "D", update: "M" } as const;
 import { PatchApplyError } from "./errors.js";
 
 /** The patch text: the raw input of a custom call, or `input` of a function call. */
@@ -29,6 +31,19 @@ export class ApplyPatchHandler implements ToolHandler {
 
   isMutating(): boolean {
     return true;
+  }
+
+  /** Every path the patch touches (move targets included); none when it does not parse. */
+  policySubject(inv: ToolInvocation): PolicySubject {
+    let hunks: Hunk[];
+    try {
+      hunks = parsePatch(patchText(inv));
+    } catch {
+      return { paths: [], summary: "apply_patch (a patch that does not parse)" };
+    }
+    const paths = hunks.flatMap((h) => (h.type === "update" && h.movePath ? [h.path, h.movePath] : [h.path]));
+    const lines = hunks.map((h) => `${HUNK_LETTER[h.type]} ${h.path}${h.type === "update" && h.movePath ? ` -> ${h.movePath}` : ""}`);
+    return { paths, summary: `apply_patch\n${lines.join("\n")}` };
   }
 
   async handle(inv: ToolInvocation): Promise<ToolOutput> {

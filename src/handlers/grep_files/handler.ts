@@ -1,7 +1,7 @@
 import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { FunctionCallError, type ToolOutput, type FunctionToolSpec } from "../../protocol/index.js";
-import type { ToolHandler, ToolInvocation, ToolFactory } from "../../registry/index.js";
+import type { PolicySubject, ToolFactory, ToolHandler, ToolInvocation } from "../../registry/index.js";
 import { deadline } from "../../turn/index.js";
 import { newestFirst, searchWithJs, type SearchRequest } from "./fallback.js";
 import { findRipgrep, runRipgrep } from "./ripgrep.js";
@@ -57,6 +57,13 @@ const fail = (message: string): FunctionCallError => FunctionCallError.respondTo
  */
 export class GrepFilesHandler implements ToolHandler {
   readonly kind = "function" as const;
+
+  /** The searched directory (the turn's cwd when the call names none). */
+  policySubject(inv: ToolInvocation): PolicySubject {
+    const { pattern, path } = inv.args as GrepFilesArgs;
+    const where = path ?? ".";
+    return { paths: [where], summary: `grep_files ${JSON.stringify(pattern)} in ${where}` };
+  }
 
   constructor(private readonly opts: GrepFilesOptions = {}) {}
 

@@ -2,7 +2,7 @@ import type { Dirent } from "node:fs";
 import { readdir, stat } from "node:fs/promises";
 import { isAbsolute, join } from "node:path";
 import { FunctionCallError, type ToolOutput, type FunctionToolSpec } from "../../protocol/index.js";
-import type { ToolHandler, ToolInvocation, ToolFactory } from "../../registry/index.js";
+import type { PolicySubject, ToolFactory, ToolHandler, ToolInvocation } from "../../registry/index.js";
 import { errorMessage } from "../../util/index.js";
 
 const MAX_ENTRY_CHARS = 500;
@@ -110,6 +110,11 @@ async function checkDirectory(path: string): Promise<void> {
 /** Codex `list_dir`: `Absolute path: ...`, then sorted entries indented by depth, paginated. */
 export class ListDirHandler implements ToolHandler {
   readonly kind = "function" as const;
+
+  policySubject(inv: ToolInvocation): PolicySubject {
+    const path = (inv.args as ListDirArgs).dir_path;
+    return { paths: [path], summary: `list_dir ${path}` };
+  }
 
   async handle(inv: ToolInvocation): Promise<ToolOutput> {
     const { dir_path: path, offset = 1, limit = 25, depth = 2 } = inv.args as ListDirArgs;

@@ -1,7 +1,7 @@
 import { stat } from "node:fs/promises";
 import { isAbsolute } from "node:path";
 import { FunctionCallError, type ToolOutput, type FunctionToolSpec } from "../../protocol/index.js";
-import type { ToolHandler, ToolInvocation, ToolFactory } from "../../registry/index.js";
+import type { PolicySubject, ToolFactory, ToolHandler, ToolInvocation } from "../../registry/index.js";
 import { errorMessage, looksBinary, readLines } from "../../util/index.js";
 
 const MAX_LINE_CHARS = 500;
@@ -65,6 +65,11 @@ async function checkReadableFile(path: string): Promise<void> {
  */
 export class ReadFileHandler implements ToolHandler {
   readonly kind = "function" as const;
+
+  policySubject(inv: ToolInvocation): PolicySubject {
+    const path = (inv.args as ReadFileArgs).file_path;
+    return { paths: [path], summary: `read_file ${path}` };
+  }
 
   async handle(inv: ToolInvocation): Promise<ToolOutput> {
     const { file_path: path, offset = 1, limit = DEFAULT_LIMIT } = inv.args as ReadFileArgs;

@@ -1,11 +1,11 @@
 import { FunctionCallError, texts, type ToolCall, type ToolOutput, type ToolPayload } from "../../protocol/index.js";
-import type { ToolHandler, ToolInvocation } from "../../registry/index.js";
+import type { PolicySubject, ToolHandler, ToolInvocation } from "../../registry/index.js";
 import { boundCaptured, budgetBytes, emitEvent, type TruncationPolicy } from "../../turn/index.js";
 import { execCommand, ExecStartError, resolveWorkdir } from "./exec.js";
 import { formatExecOutput } from "./format.js";
 import { HeadTailBuffer } from "./outputBuffer.js";
 import { OutputDeltas } from "./outputDeltas.js";
-import { isKnownSafeCommand } from "./safeCommand.js";
+import { commandLine, isKnownSafeCommand, plainCommands } from "./safeCommand.js";
 import { now } from "../../util/index.js";
 
 /** Each end of the capture holds at most this much, whatever the truncation budget. */
@@ -77,6 +77,12 @@ export abstract class ExecHandler<Ctx = unknown> implements ToolHandler<Ctx> {
 
   isMutating(inv: ToolInvocation<Ctx>): boolean {
     return !knownSafe(this.request(inv.payload, inv.args));
+  }
+
+  /** The plain commands the call runs, as permission rules see them (DESIGN section 11). */
+  policySubject(inv: ToolInvocation<Ctx>): PolicySubject {
+    const { argv } = this.request(inv.payload, inv.args);
+    return { commands: plainCommands(argv), summary: commandLine(argv) };
   }
 
   /** The bounded capture of an invocation's output (its size is what the call holds in memory). */

@@ -1,5 +1,5 @@
 import path from "node:path";
-import { parse, type ParseEntry } from "shell-quote";
+import { parse, quote, type ParseEntry } from "shell-quote";
 
 /**
  * Commands that only read: they never wait for the readiness gate. A port of Codex
@@ -182,6 +182,25 @@ function quotesClosed(script: string): boolean {
 }
 
 const SCRIPT_SHELLS = new Set(["bash", "zsh", "sh"]);
+
+/** `[bash|zsh|sh, -lc|-c, script]`: a script run by a shell. */
+function isShellScript(argv: readonly string[]): boolean {
+  return argv.length === 3 && (argv[1] === "-lc" || argv[1] === "-c") && SCRIPT_SHELLS.has(path.basename(argv[0] ?? ""));
+}
+
+/**
+ * The plain commands an argv runs: itself, or a shell script's commands split as the
+ * known-safe parser splits them; null for a script that cannot be parsed that way.
+ */
+export function plainCommands(argv: readonly string[]): string[][] | null {
+  if (!isShellScript(argv)) return [[...argv]];
+  return parseShellLcPlainCommands(argv) ?? null;
+}
+
+/** What a person reads: a script as it is, anything else with shell quoting. */
+export function commandLine(argv: readonly string[]): string {
+  return isShellScript(argv) ? (argv[2] ?? "") : quote([...argv]);
+}
 const SEPARATORS = new Set(["&&", "||", ";", "|"]);
 
 /**
@@ -190,9 +209,8 @@ const SEPARATORS = new Set(["&&", "||", ";", "|"]);
  * subshells, background jobs, comments and newlines all make it unparsable here.
  */
 export function parseShellLcPlainCommands(argv: readonly string[]): string[][] | undefined {
-  if (argv.length !== 3) return undefined;
-  const [shell, flag, script] = argv as [string, string, string];
-  if ((flag !== "-lc" && flag !== "-c") || !SCRIPT_SHELLS.has(path.basename(shell))) return undefined;
+  if (!isShellScript(argv)) return undefined;
+  const script = argv[2] as string;
   // shell-quote keeps backticks as text and reads a newline as a space: refuse both outright.
   if (/[`\n\r]/.test(script) || script.includes("$(") || !quotesClosed(script)) return undefined;
   let usesVariable = false;

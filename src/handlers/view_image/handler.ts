@@ -1,7 +1,7 @@
 import { open, stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { FunctionCallError, type ToolOutput, type FunctionToolSpec } from "../../protocol/index.js";
-import type { ToolHandler, ToolInvocation, ToolFactory } from "../../registry/index.js";
+import type { PolicySubject, ToolFactory, ToolHandler, ToolInvocation } from "../../registry/index.js";
 import { errorMessage } from "../../util/index.js";
 
 /** The Responses API takes images up to 20 MB; a larger data URL would be rejected anyway. */
@@ -40,6 +40,11 @@ export function sniffImageType(head: Buffer): string | undefined {
 /** Codex `view_image`: the file as an `input_image` data URL (PNG, JPEG, GIF, WebP). */
 export class ViewImageHandler implements ToolHandler {
   readonly kind = "function" as const;
+
+  policySubject(inv: ToolInvocation): PolicySubject {
+    const { path } = inv.args as { path: string };
+    return { paths: [path], summary: `view_image ${path}` };
+  }
 
   constructor(private readonly maxBytes: number = DEFAULT_MAX_IMAGE_BYTES) {}
 

@@ -1,0 +1,130 @@
+/**
+ * The policy stage's data (DESIGN section 11): modes, rules, approvals, hooks. Plain types,
+ * here so a turn can carry a policy (`TurnContext.permissions`, `.hooks`) and approvals can
+ * travel over the wire; the engine and the hook runner are `src/policy`.
+ */
+
+export type PermissionMode = "default" | "accept_edits" | "read_only" | "bypass";
+
+export type RiskLevel = "low" | "medium" | "high";
+
+export interface ApprovalRequest {
+  callId: string;
+  toolName: string;
+  kind: "tool" | "sandbox_escalation";
+  /** What a person reads: the command line, the patch's paths, or the tool name and its arguments (JSON, at most 500 chars). */
+  summary: string;
+  args: unknown;
+  mutating: boolean;
+  /** Why it is asked: the rule, the mode, the hook, the sandbox. */
+  reason: string;
+  /** What "allow_session" would remember, e.g. "shell(git commit:*)". */
+  suggestedRules: string[];
+}
+
+export interface ApprovalDecision {
+  decision: "allow" | "allow_session" | "deny" | "abort";
+  message?: string;
+}
+
+export interface PermissionPolicy {
+  /** Default "default". */
+  mode?: PermissionMode;
+  /** Rules: `Tool` or `Tool(specifier)`; `Tool` may use `*` over tool names. */
+  allow?: string[];
+  ask?: string[];
+  deny?: string[];
+  /** Answers "ask"; without it, an `approval_request` event and `runtime.respondToApproval`. */
+  approve?: (req: ApprovalRequest, signal: AbortSignal) => Promise<ApprovalDecision>;
+  /** None by default. */
+  approvalTimeoutMs?: number;
+  /** Mutating tools' schemas gain a required `security_risk` (OpenHands' risk prediction). */
+  riskField?: boolean;
+  /** With `riskField`: an allow from the mode becomes ask at or above this level. */
+  askAtRisk?: "medium" | "high";
+}
+
+/** Who decided a call: the `by` of `approval_decided`. */
+export type DecidedBy = "rule" | "mode" | "hook" | "session" | "user" | "timeout" | "no_approver";
+
+/** The rule-and-mode verdict on one call, before anyone is asked. */
+export interface PolicyVerdict {
+  decision: "allow" | "deny" | "ask";
+  by: "rule" | "mode" | "hook" | "session";
+  /** The rule that decided, as written (for the deny text and the approval reason). */
+  rule?: string;
+  /** Why, in one sentence (the approval request's `reason`, or the denial the model reads). */
+  reason: string;
+}
+
+/**
+ * What the policy stage judges a call by, from the handler that knows its arguments: the
+ * commands a shell tool runs, the paths a file tool touches, and what a person reads.
+ */
+export interface PolicySubject {
+  /**
+   * Shell tools: the plain commands the call runs, a `bash -lc` script split as the known-safe
+   * parser splits it; `null` when the script cannot be parsed (substitution, redirection, ...).
+   */
+  commands?: string[][] | null;
+  /** File tools: every path the call reads or writes, as the model wrote it. */
+  paths?: string[];
+  /** What a person reads in an approval request: the command line, the patch's paths. */
+  summary?: string;
+}
+
+/** One call as the permission engine sees it. */
+export interface PolicyCall {
+  toolName: string;
+  subject?: PolicySubject | undefined;
+  /** `handler.isMutating(inv)` (MCP tools: mutating unless `readOnlyHint`). */
+  mutating: boolean;
+  /** The call writes files (apply_patch, edit_file, write_file): `accept_edits` may allow it. */
+  fileEdit?: boolean;
+  cwd: string;
+  /** Where `accept_edits` may write; default `[cwd]`. */
+  writableRoots?: string[];
+  /** The handler's `matchRule`, bound to this call: rules for plugin tools. */
+  matchRule?: (specifier: string) => boolean;
+  /** The model's `security_risk` when `riskField` is on; anything else counts as high. */
+  risk?: unknown;
+}
+
+/** What a hook said about a call before it runs. */
+export interface HookVerdict {
+  decision: "allow" | "deny" | "ask";
+}
+
+/**
+ * The permission engine as a turn carries it (`PermissionEngine` in `src/policy` implements
+ * it; a turn holds the session's engine, so "allow_session" outlives the turn).
+ */
+export interface PermissionDecider {
+  readonly mode: PermissionMode;
+  readonly approve?: PermissionPolicy["approve"];
+  readonly approvalTimeoutMs?: number | undefined;
+  readonly riskField: boolean;
+  readonly askAtRisk?: "medium" | "high" | undefined;
+  decide(call: PolicyCall, hook?: HookVerdict): PolicyVerdict;
+  suggestRules(call: PolicyCall, fromHandler?: string[]): string[];
+  rememberSession(rule: string): void;
+}
+
+/** Hooks in the format Claude Code and Codex share (`hooks.json`). */
+export interface HookCommand {
+  type: "command";
+  command: string;
+  /** Seconds; default 60. */
+  timeout?: number;
+}
+
+export interface HookMatcher {
+  /** A regular expression matched against the whole tool name; empty or `*`: every tool. */
+  matcher?: string;
+  hooks: HookCommand[];
+}
+
+export interface HookConfig {
+  PreToolUse?: HookMatcher[];
+  PostToolUse?: HookMatcher[];
+}

@@ -1,0 +1,220 @@
+import {
+  texts,
+  type ApprovalDecision,
+  type ApprovalRequest,
+  type DecidedBy,
+  type HookConfig,
+  type HookVerdict,
+  type OutputBody,
+  type PolicyCall,
+  type PolicyVerdict,
+} from "../protocol/index.js";
+import { blockedCommand, hooksFor, type Hooks } from "../policy/index.js";
+import { validateArguments, type RegisteredTool, type ToolInvocation } from "../registry/index.js";
+import { approvalBroker, emitEvent, type TurnContext } from "../turn/index.js";
+import { errorText } from "../util/index.js";
+import type { Invocation } from "./invocation.js";
+
+/** What the policy stage lets through: the invocation (its arguments maybe rewritten by a hook), or the answer. */
+export type PolicyOutcome<Ctx> = { invocation: Invocation<Ctx> } | { text: string; abortTurn?: boolean };
+
+const SUMMARY_CHARS = 500;
+const DECISIONS = new Set(["allow", "allow_session", "deny", "abort"]);
+
+/**
+ * Steps c and d of DESIGN section 3: PreToolUse hooks (deny, ask, allow, rewrite the
+ * arguments, validated again), then the permission decision, asking a person when it says so.
+ * The call holds its lock slot while it waits (invariant 3). Runs only when the turn carries
+ * a permission engine or hooks.
+ */
+export async function policyStage<Ctx>(
+  tool: RegisteredTool<Ctx>,
+  invocation: Invocation<Ctx>,
+  mutating: boolean,
+): Promise<PolicyOutcome<Ctx>> {
+  const { turn, toolName, callId } = invocation;
+  const hooks: Hooks | undefined = turn.hooks ? hooksFor(turn.hooks) : undefined;
+  let hook: HookVerdict | undefined;
+  if (hooks?.hasPre(toolName)) {
+    const pre = await hooks.runPreToolUse({
+      toolName,
+      toolInput: invocation.args,
+      toolUseId: callId,
+      cwd: turn.cwd,
+      signal: invocation.signal,
+      logger: turn.logger,
+    });
+    if (pre.updatedInput !== undefined) {
+      validateArguments(toolName, pre.updatedInput, tool.validate);
+      invocation = invocation.withArgs(pre.updatedInput);
+    }
+    if (pre.decision === "deny") {
+      decided(turn, invocation, "deny", "hook");
+      const reason = pre.reason ?? "denied";
+      return { text: texts.preToolUseBlocked(reason, blockedCommand(toolName, invocation.args), toolName) };
+    }
+    if (pre.decision) hook = { decision: pre.decision };
+  }
+
+  const { handler } = tool;
+  const engine = turn.permissions;
+  const policyCall: PolicyCall = {
+    toolName,
+    subject: handler.policySubject?.(invocation),
+    mutating,
+    cwd: turn.cwd,
+  };
+  if (policyCall.subject?.paths && mutating) policyCall.fileEdit = true;
+  if (handler.matchRule) {
+    const match = handler.matchRule.bind(handler);
+    policyCall.matchRule = (specifier) => match(specifier, invocation);
+  }
+  const verdict: PolicyVerdict = engine
+    ? engine.decide(policyCall, hook)
+    : { decision: hook?.decision ?? "allow", by: "hook", reason: "a PreToolUse hook asked for approval" };
+  if (verdict.decision === "allow") return { invocation };
+  if (verdict.decision === "deny") {
+    decided(turn, invocation, "deny", verdict.by);
+    return { text: verdict.reason };
+  }
+
+  const suggested = handler.suggestRules?.(invocation);
+  const request: ApprovalRequest = {
+    callId,
+    toolName,
+    kind: "tool",
+    summary: policyCall.subject?.summary ?? summarize(toolName, invocation.args),
+    args: invocation.args,
+    mutating,
+    reason: verdict.reason,
+    suggestedRules: engine ? engine.suggestRules(policyCall, suggested) : (suggested ?? [toolName]),
+  };
+  const { decision, by, text } = await ask(turn, request, invocation.signal);
+  decided(turn, invocation, decision.decision, by, decision.message);
+  switch (decision.decision) {
+    case "allow":
+      return { invocation };
+    case "allow_session":
+      engine?.rememberSession(request.suggestedRules[0] ?? toolName);
+      return { invocation };
+    case "abort":
+      return { text: texts.rejectedByUser(decision.message), abortTurn: true };
+    default:
+      return { text: text ?? texts.rejectedByUser(decision.message) };
+  }
+}
+
+/** The tool name and its arguments, for a person (JSON, at most 500 chars). */
+function summarize(toolName: string, args: unknown): string {
+  let json: string;
+  try {
+    json = JSON.stringify(args) ?? "";
+  } catch {
+    json = "";
+  }
+  const text = `${toolName} ${json}`.trimEnd();
+  return text.length > SUMMARY_CHARS ? `${text.slice(0, SUMMARY_CHARS - 1)}…` : text;
+}
+
+/**
+ * "Ask" goes to `policy.approve` when given; otherwise to an `approval_request` event answered
+ * by `runtime.respondToApproval`; with neither, it is answered at once (the no-approver rule).
+ * A denial nobody chose (timeout, no approver, a failing approver) carries its own `text`.
+ */
+async function ask(
+  turn: TurnContext,
+  request: ApprovalRequest,
+  signal: AbortSignal,
+): Promise<{ decision: ApprovalDecision; by: DecidedBy; text?: string }> {
+  const approve = turn.permissions?.approve;
+  if (!approve && !turn.onEvent) return { decision: { decision: "deny" }, by: "no_approver", text: texts.noApprover };
+  const timeoutMs = turn.permissions?.approvalTimeoutMs;
+  const limit = timeoutMs === undefined ? undefined : AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]);
+  const waitOn = limit ?? signal;
+  try {
+    let answer: unknown;
+    if (approve) {
+      answer = await Promise.race([approve(request, waitOn), rejectOnAbort(waitOn)]);
+    } else {
+      const pending = approvalBroker(turn).wait(request.callId, waitOn);
+      emitEvent(turn, { type: "approval_request", callId: request.callId, toolName: request.toolName, request });
+      answer = await pending;
+    }
+    return { decision: checked(answer), by: "user" };
+  } catch (err) {
+    // The call's own abort is the runtime's to answer.
+    if (signal.aborted) throw err;
+    if (timeoutMs !== undefined && waitOn.aborted) {
+      return { decision: { decision: "deny" }, by: "timeout", text: texts.noApprovalInTime(timeoutMs) };
+    }
+    const message = `the approver failed: ${errorText(err) ?? "unknown error"}`;
+    turn.logger.warn({ callId: request.callId, message }, "the call is denied");
+    return { decision: { decision: "deny", message }, by: "user" };
+  }
+}
+
+function rejectOnAbort(signal: AbortSignal): Promise<never> {
+  return new Promise((_, reject) => {
+    if (signal.aborted) reject(signal.reason);
+    else signal.addEventListener("abort", () => reject(signal.reason), { once: true });
+  });
+}
+
+/** An approver's answer from outside: anything but a known decision is a denial. */
+function checked(answer: unknown): ApprovalDecision {
+  if (typeof answer !== "object" || answer === null) return { decision: "deny", message: "invalid approval decision" };
+  const { decision, message } = answer as { decision?: unknown; message?: unknown };
+  if (typeof decision !== "string" || !DECISIONS.has(decision)) return { decision: "deny", message: "invalid approval decision" };
+  return typeof message === "string" && message !== ""
+    ? { decision: decision as ApprovalDecision["decision"], message }
+    : { decision: decision as ApprovalDecision["decision"] };
+}
+
+function decided(
+  turn: TurnContext,
+  inv: ToolInvocation<unknown>,
+  decision: ApprovalDecision["decision"],
+  by: DecidedBy,
+  message?: string,
+): void {
+  if (!turn.onEvent) return;
+  emitEvent(turn, {
+    type: "approval_decided",
+    callId: inv.callId,
+    toolName: inv.toolName,
+    decision,
+    by,
+    ...(message !== undefined && { message }),
+  });
+}
+
+/**
+ * Step g: PostToolUse hooks may block what the model sees (the answer becomes their reason) or
+ * add context to it. Returns the body to answer with, or the blocked text.
+ */
+export async function postToolUse<Ctx>(
+  config: HookConfig,
+  invocation: Invocation<Ctx>,
+  body: OutputBody,
+): Promise<OutputBody | string> {
+  const hooks = hooksFor(config);
+  const { toolName, turn } = invocation;
+  if (!hooks.hasPost(toolName)) return body;
+  const post = await hooks.runPostToolUse({
+    toolName,
+    toolInput: invocation.args,
+    toolUseId: invocation.callId,
+    toolResponse: { output: body.body, success: body.success },
+    cwd: turn.cwd,
+    signal: invocation.signal,
+    logger: turn.logger,
+  });
+  if (post.block) return texts.postToolUseBlocked(post.block.reason);
+  if (post.additionalContext.length === 0) return body;
+  const extra = post.additionalContext.join("\n");
+  const withContext: OutputBody["body"] =
+    typeof body.body === "string"
+      ? `${body.body}\n\n${extra}`
+      : [...body.body, { type: "input_text", text: extra }];
+  return { ...body, body: withContext };
+}
