@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { parse as parseToml } from "smol-toml";
 import { McpConfigError, parseMcpConfigJson, parseMcpConfigToml, type McpServersConfig } from "../mcp/index.js";
+import { validateHookConfig, type HookConfig, type PermissionMode, type PermissionPolicy } from "../policy/index.js";
 import type { ToolsConfig } from "../toolset.js";
 import type { TruncationPolicy } from "../turn/index.js";
 import { errorMessage } from "../util/index.js";
@@ -26,6 +27,10 @@ export interface CliConfig {
   tools: ToolsConfig;
   runtime: RuntimeSettings;
   mcpServers: McpServersConfig;
+  /** `[permissions]`: the session's policy; its `approve` callback is the embedder's, never a file's. */
+  permissions?: PermissionPolicy;
+  /** `[hooks]`: the hooks.json shape Claude Code and Codex share. */
+  hooks?: HookConfig;
 }
 
 export const DEFAULT_CONFIG_NAME = "toolcall.toml";
@@ -83,6 +88,13 @@ class Section {
     if (v === undefined) return undefined;
     if (!choices.includes(v as T)) this.fail(key, `one of ${choices.map((c) => JSON.stringify(c)).join(", ")}`);
     return v as T;
+  }
+
+  stringArray(key: string): string[] | undefined {
+    const v = this.table[key];
+    if (v === undefined) return undefined;
+    if (!Array.isArray(v) || !v.every((item) => typeof item === "string")) this.fail(key, "array of strings");
+    return v;
   }
 
   subTable(key: string): Section | undefined {
@@ -156,14 +168,51 @@ function parseRuntime(s: Section, file: string, tools: ToolsConfig): RuntimeSett
   return runtime;
 }
 
+const PERMISSION_KEYS = ["mode", "allow", "ask", "deny", "approval_timeout_ms", "risk_field", "ask_at_risk"] as const;
+const PERMISSION_MODES = [
+  "default",
+  "accept_edits",
+  "read_only",
+  "bypass",
+] as const satisfies readonly PermissionMode[];
+
+/** Types only: the rules' syntax is checked by the `PermissionEngine` built from them. */
+function parsePermissions(s: Section): PermissionPolicy {
+  s.rejectUnknown(PERMISSION_KEYS);
+  const policy: PermissionPolicy = {};
+  const mode = s.oneOf("mode", PERMISSION_MODES);
+  if (mode !== undefined) policy.mode = mode;
+  for (const key of ["allow", "ask", "deny"] as const) {
+    const rules = s.stringArray(key);
+    if (rules !== undefined) policy[key] = rules;
+  }
+  const timeout = s.integer("approval_timeout_ms", 1, MAX_TIMEOUT_MS);
+  if (timeout !== undefined) policy.approvalTimeoutMs = timeout;
+  const riskField = s.boolean("risk_field");
+  if (riskField !== undefined) policy.riskField = riskField;
+  const askAtRisk = s.oneOf("ask_at_risk", ["medium", "high"] as const);
+  if (askAtRisk !== undefined) policy.askAtRisk = askAtRisk;
+  return policy;
+}
+
+function parseHooks(value: unknown, file: string): HookConfig {
+  try {
+    return validateHookConfig(value, "hooks");
+  } catch (err) {
+    throw new ConfigError(`${file}: ${errorMessage(err)}`);
+  }
+}
+
 /**
- * Validates the `[tools]` and `[runtime]` sections of a parsed config document and its
+ * Validates the `[tools]`, `[runtime]`, `[permissions]` and `[hooks]` sections of a parsed config document and its
  * top-level keys. Servers are `[mcp_servers.NAME]` in TOML and `mcpServers` in JSON (the
- * common MCP client format); the MCP config parser reads them.
+ * common MCP client format); the MCP config parser reads them. `permissions` (snake_case
+ * keys) and `hooks` take the same shapes in both, so a `.claude/settings.json` hook block
+ * pastes in unchanged.
  */
 export function parseCliConfig(doc: unknown, file: string): Omit<CliConfig, "mcpServers"> {
   if (!isTable(doc)) throw new ConfigError(`${file}: expected a table at the top level, got ${typeName(doc)}`);
-  const known = ["tools", "runtime", isJsonFile(file) ? "mcpServers" : "mcp_servers"];
+  const known = ["tools", "runtime", "permissions", "hooks", isJsonFile(file) ? "mcpServers" : "mcp_servers"];
   for (const key of Object.keys(doc)) {
     if (!known.includes(key)) throw new ConfigError(`${file}: unknown key ${key} (known keys: ${known.join(", ")})`);
   }
@@ -176,7 +225,10 @@ export function parseCliConfig(doc: unknown, file: string): Omit<CliConfig, "mcp
   };
   const tools = parseTools(section("tools"));
   const runtime = parseRuntime(section("runtime"), file, tools);
-  return { file, tools, runtime };
+  const config: Omit<CliConfig, "mcpServers"> = { file, tools, runtime };
+  if (doc["permissions"] !== undefined) config.permissions = parsePermissions(section("permissions"));
+  if (doc["hooks"] !== undefined) config.hooks = parseHooks(doc["hooks"], file);
+  return config;
 }
 
 const isJsonFile = (file: string): boolean => file.endsWith(".json");

@@ -82,7 +82,7 @@ describe("loadCliConfig", () => {
     [
       "unknown section",
       "[tool]\nread_file = true\n",
-      /toolcall\.toml: unknown key tool \(known keys: tools, runtime, mcp_servers\)/,
+      /toolcall\.toml: unknown key tool \(known keys: tools, runtime, permissions, hooks, mcp_servers\)/,
     ],
     ["unknown tool key", "[tools]\nread_files = true\n", /toolcall\.toml: unknown key tools\.read_files/],
     ["wrong type", '[tools]\nread_file = "yes"\n', /toolcall\.toml: tools\.read_file: expected boolean, got string/],
@@ -146,7 +146,9 @@ describe("toolcall with a bad config (child process)", () => {
         `${path.join(dir, "toolcall.toml")}: runtime.max_concurrency: expected integer in 1..256, got string`,
       );
       expect(json.code).toBe(2);
-      expect(json.stderr).toMatch(/c\.json: unknown key mcp_servers \(known keys: tools, runtime, mcpServers\)/);
+      expect(json.stderr).toMatch(
+        /c\.json: unknown key mcp_servers \(known keys: tools, runtime, permissions, hooks, mcpServers\)/,
+      );
       expect(usage.code).toBe(2);
       expect(usage.stderr).toMatch(/Unknown option '--bogus'/);
     });
