@@ -73,7 +73,27 @@ export {
   type ToolInvocation,
   type ToolKind,
   type ToolRegistration,
+  type ToolMiddleware,
+  type PushSpecOptions,
+  type PolicySubject,
 } from "./registry/index.js";
+
+// policy: permissions, approvals, hooks (DESIGN section 11)
+export {
+  hooksFor,
+  type ApprovalDecision,
+  type ApprovalRequest,
+  type DecidedBy,
+  type HookCommand,
+  type HookConfig,
+  type HookMatcher,
+  type PermissionDecider,
+  type PermissionMode,
+  type PermissionPolicy,
+  type PolicyCall,
+  type PolicyVerdict,
+  type RiskLevel,
+} from "./policy/index.js";
 
 // router, runtime and the composition root
 export {

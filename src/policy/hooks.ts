@@ -1,5 +1,6 @@
 import type { Logger } from "pino";
 import { quote } from "shell-quote";
+import type { HookCommand, HookConfig, HookMatcher } from "../protocol/index.js";
 import { errorMessage, isRecord } from "../util/index.js";
 import { runHookProcess, type HookProcessResult } from "./hookProcess.js";
 
@@ -7,25 +8,6 @@ import { runHookProcess, type HookProcessResult } from "./hookProcess.js";
  * PreToolUse and PostToolUse hooks (DESIGN section 11) in the format Claude Code and Codex
  * share, so a `hooks.json` or `.claude/settings.json` hook block pastes in unchanged.
  */
-
-export interface HookCommand {
-  type: "command";
-  /** Run by `/bin/sh -c` in the turn's cwd and environment. */
-  command: string;
-  /** Seconds; default 60. */
-  timeout?: number;
-}
-
-export interface HookMatcher {
-  /** A regular expression matched against the whole tool name; empty, `*` or absent: every tool. */
-  matcher?: string;
-  hooks: HookCommand[];
-}
-
-export interface HookConfig {
-  PreToolUse?: HookMatcher[];
-  PostToolUse?: HookMatcher[];
-}
 
 export type HookEvent = keyof HookConfig;
 
@@ -424,6 +406,16 @@ export class Hooks {
  * `exec_command`, the argv of `shell` and `local_shell` joined with shell quoting; undefined
  * for other tools (the text then names the tool).
  */
+// Compiled once per config object: a turn's hooks are a session's, shared by every call.
+const compiled = new WeakMap<HookConfig, Hooks>();
+
+/** The compiled hooks of a turn's config (validated on first use; throws naming the bad key). */
+export function hooksFor(config: HookConfig): Hooks {
+  let hooks = compiled.get(config);
+  if (!hooks) compiled.set(config, (hooks = Hooks.from(config)));
+  return hooks;
+}
+
 export function blockedCommand(toolName: string, input: unknown): string | undefined {
   if (!isRecord(input)) return undefined;
   switch (toolName) {
