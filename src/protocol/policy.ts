@@ -38,6 +38,11 @@ export interface PermissionPolicy {
   approve?: (req: ApprovalRequest, signal: AbortSignal) => Promise<ApprovalDecision>;
   /** None by default. */
   approvalTimeoutMs?: number;
+  /**
+   * Nobody answers approvals (a batch run, `toolcall exec`): "ask" follows the no-approver
+   * rule even when the turn has an `onEvent` listener. Default false.
+   */
+  nonInteractive?: boolean;
   /** Mutating tools' schemas gain a required `security_risk` (OpenHands' risk prediction). */
   riskField?: boolean;
   /** With `riskField`: an allow from the mode becomes ask at or above this level. */
@@ -103,6 +108,7 @@ export interface PermissionDecider {
   readonly mode: PermissionMode;
   readonly approve?: PermissionPolicy["approve"];
   readonly approvalTimeoutMs?: number | undefined;
+  readonly nonInteractive?: boolean | undefined;
   readonly riskField: boolean;
   readonly askAtRisk?: "medium" | "high" | undefined;
   decide(call: PolicyCall, hook?: HookVerdict): PolicyVerdict;

@@ -127,7 +127,7 @@ async function ask(
   signal: AbortSignal,
 ): Promise<{ decision: ApprovalDecision; by: DecidedBy; text?: string }> {
   const approve = turn.permissions?.approve;
-  if (!approve && !turn.onEvent) return { decision: { decision: "deny" }, by: "no_approver", text: texts.noApprover };
+  if (!approve && (!turn.onEvent || turn.permissions?.nonInteractive === true)) return { decision: { decision: "deny" }, by: "no_approver", text: texts.noApprover };
   const timeoutMs = turn.permissions?.approvalTimeoutMs;
   const limit = timeoutMs === undefined ? undefined : AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]);
   const waitOn = limit ?? signal;
