@@ -1,3 +1,5 @@
+import type { PolicySubject } from "../registry/index.js";
+
 /**
  * The policy stage's contract (DESIGN section 11): modes, rules, approvals. Session objects:
  * a `PermissionEngine` is created once and passed to every turn's context.
@@ -54,4 +56,23 @@ export interface PolicyVerdict {
   rule?: string;
   /** Why, in one sentence (the approval request's `reason`, or the denial the model reads). */
   reason: string;
+}
+
+/** One call as the permission engine judges it: what the dispatcher knows before the handler runs. */
+export interface PolicyCall {
+  toolName: string;
+  /** From `handler.policySubject(inv)`: the commands or paths the call touches. */
+  subject?: PolicySubject | undefined;
+  /** `handler.isMutating(inv)` (MCP tools: mutating unless `readOnlyHint`). */
+  mutating: boolean;
+  /** The call edits files (`apply_patch`, `edit_file`, `write_file`): what `accept_edits` allows. */
+  fileEdit?: boolean;
+  /** The turn's cwd: relative paths and globs are resolved against it. */
+  cwd: string;
+  /** Where `accept_edits` lets edits land; default `[cwd]`. Resolved against cwd. */
+  writableRoots?: string[];
+  /** `handler.matchRule(specifier, inv)` bound to this call: rules for plugin tools. */
+  matchRule?: (specifier: string) => boolean;
+  /** The model's `security_risk` argument, unchecked (`riskField`). */
+  risk?: unknown;
 }
