@@ -4,6 +4,7 @@
 // layering of DESIGN section 2 is enforced with `no-restricted-imports`, generated from the
 // one table in layers.json.
 import { readFileSync } from "node:fs";
+import { URL } from "node:url";
 import js from "@eslint/js";
 import prettier from "eslint-config-prettier";
 import { defineConfig, globalIgnores } from "eslint/config";

@@ -81,6 +81,7 @@ export {
 // policy: permissions, approvals, hooks (DESIGN section 11)
 export {
   hooksFor,
+  PermissionEngine,
   type ApprovalDecision,
   type ApprovalRequest,
   type DecidedBy,

@@ -23,6 +23,8 @@ common options:
   --config FILE      toolcall.toml, or a .json file (default: ./toolcall.toml when present)
   --cwd DIR          working directory of the turn (default: the current directory)
   --log-level LEVEL  pino level for logs on stderr (default: error; env TOOLCALL_LOG)
+  --permissions MODE default | accept_edits | read_only | bypass (overrides [permissions] mode);
+                     nobody answers approvals here: a call that needs one is rejected
 
 exec options:
   --events FILE      write every tool event to FILE as JSONL
@@ -37,6 +39,7 @@ const common = {
   config: { type: "string" },
   cwd: { type: "string" },
   "log-level": { type: "string" },
+  permissions: { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const satisfies ParseArgsConfig["options"];
 
@@ -55,9 +58,19 @@ function parse<O extends NonNullable<ParseArgsConfig["options"]>>(args: string[]
   return parsed;
 }
 
-function commonOpts(values: { config?: string | boolean; cwd?: string | boolean; "log-level"?: string | boolean }) {
+function commonOpts(values: {
+  config?: string | boolean;
+  cwd?: string | boolean;
+  "log-level"?: string | boolean;
+  permissions?: string | boolean;
+}) {
   const str = (v: string | boolean | undefined): string | undefined => (typeof v === "string" ? v : undefined);
-  return { configPath: str(values.config), cwd: str(values.cwd), logLevel: str(values["log-level"]) };
+  return {
+    configPath: str(values.config),
+    cwd: str(values.cwd),
+    logLevel: str(values["log-level"]),
+    permissions: str(values.permissions),
+  };
 }
 
 const commands: Record<string, Command> = {

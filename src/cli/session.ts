@@ -6,6 +6,8 @@ import type { ToolRouter } from "../router/index.js";
 import { createToolRouter } from "../toolset.js";
 import { createTurnContext, type TurnContext, type ToolEvent } from "../turn/index.js";
 import { ConfigError, loadCliConfig, type CliConfig } from "./config.js";
+import { PermissionEngine, type PermissionMode, type PermissionPolicy } from "../policy/index.js";
+import { errorMessage } from "../util/index.js";
 
 export const EXIT_OK = 0;
 export const EXIT_FATAL = 1;
@@ -97,6 +99,29 @@ export interface CommonOptions {
   configPath?: string | undefined;
   cwd?: string | undefined;
   logLevel?: string | undefined;
+  /** `--permissions MODE`: overrides the config's `[permissions] mode`. */
+  permissions?: string | undefined;
+}
+
+const MODES: readonly string[] = ["default", "accept_edits", "read_only", "bypass"];
+
+/**
+ * The session's permission engine: the config's `[permissions]` with `--permissions` over its
+ * mode. The command answers no approvals itself (`nonInteractive`): "ask" follows the
+ * no-approver rule. None when neither is given (everything allowed, as a library default).
+ */
+function permissionEngine(config: CliConfig, mode: string | undefined): PermissionEngine | undefined {
+  if (mode !== undefined && !MODES.includes(mode)) {
+    throw new ConfigError(`--permissions: expected one of ${MODES.join(", ")}, got ${JSON.stringify(mode)}`);
+  }
+  if (config.permissions === undefined && mode === undefined) return undefined;
+  const policy: PermissionPolicy = { ...config.permissions, nonInteractive: true };
+  if (mode !== undefined) policy.mode = mode as PermissionMode;
+  try {
+    return new PermissionEngine(policy);
+  } catch (err) {
+    throw new ConfigError(`[permissions]: ${errorMessage(err)}`);
+  }
 }
 
 /** The config, router and turn one command works with; `close()` stops MCP servers. */
@@ -141,6 +166,8 @@ export async function openSession(
   const logger = opts.logger ?? stderrLogger(opts.logLevel);
   const cwd = await resolveCwd(opts.cwd);
   const config = await loadCliConfig({ configPath: opts.configPath, dir: cwd });
+  // Before any MCP server starts: a bad policy must not leave one running.
+  const permissions = permissionEngine(config, opts.permissions);
   const commands = new RunningCommands();
   const onEvent = (event: ToolEvent): void => {
     commands.observe(event);
@@ -164,6 +191,8 @@ export async function openSession(
     cwd,
     logger,
     ...(config.runtime.truncation ? { truncationPolicy: config.runtime.truncation } : {}),
+    ...(permissions ? { permissions } : {}),
+    ...(config.hooks ? { hooks: config.hooks } : {}),
     onEvent,
   });
   const close = async (): Promise<void> => {

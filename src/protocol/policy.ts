@@ -95,9 +95,11 @@ export interface PolicyCall {
   risk?: unknown;
 }
 
-/** What a hook said about a call before it runs. */
+/** What a PreToolUse hook said about a call before it runs. */
 export interface HookVerdict {
   decision: "allow" | "deny" | "ask";
+  /** The hook's `permissionDecisionReason`: the verdict's reason when given. */
+  reason?: string | undefined;
 }
 
 /**

@@ -12,7 +12,6 @@ export interface PushSpecOptions {
   timeoutMs?: number;
 }
 
-
 /** Collects specs and handlers; `build()` checks them and compiles argument validators once. */
 export class ToolRegistryBuilder<Ctx = unknown> {
   private readonly specs: ConfiguredToolSpec[] = [];

@@ -53,7 +53,8 @@ export async function policyStage<Ctx>(
       const reason = pre.reason ?? "denied";
       return { text: texts.preToolUseBlocked(reason, blockedCommand(toolName, invocation.args), toolName) };
     }
-    if (pre.decision) hook = { decision: pre.decision };
+    if (pre.decision)
+      hook = pre.reason === undefined ? { decision: pre.decision } : { decision: pre.decision, reason: pre.reason };
   }
 
   const { handler } = tool;
@@ -71,7 +72,11 @@ export async function policyStage<Ctx>(
   }
   const verdict: PolicyVerdict = engine
     ? engine.decide(policyCall, hook)
-    : { decision: hook?.decision ?? "allow", by: "hook", reason: "a PreToolUse hook asked for approval" };
+    : {
+        decision: hook?.decision ?? "allow",
+        by: "hook",
+        reason: hook?.reason ?? "a PreToolUse hook asked for approval",
+      };
   if (verdict.decision === "allow") return { invocation };
   if (verdict.decision === "deny") {
     decided(turn, invocation, "deny", verdict.by);
@@ -87,16 +92,20 @@ export async function policyStage<Ctx>(
     args: invocation.args,
     mutating,
     reason: verdict.reason,
-    suggestedRules: engine ? engine.suggestRules(policyCall, suggested) : (suggested ?? [toolName]),
+    suggestedRules: engine ? engine.suggestRules(policyCall, suggested) : (suggested ?? []),
   };
   const { decision, by, text } = await ask(turn, request, invocation.signal);
   decided(turn, invocation, decision.decision, by, decision.message);
   switch (decision.decision) {
     case "allow":
       return { invocation };
-    case "allow_session":
-      engine?.rememberSession(request.suggestedRules[0] ?? toolName);
+    case "allow_session": {
+      // Nothing to remember (an unparsable script suggests no rule): a plain allow, never the
+      // bare tool name, which would allow every later call of the tool.
+      const rule = request.suggestedRules[0];
+      if (rule !== undefined) engine?.rememberSession(rule);
       return { invocation };
+    }
     case "abort":
       return { text: texts.rejectedByUser(decision.message), abortTurn: true };
     default:
@@ -127,7 +136,8 @@ async function ask(
   signal: AbortSignal,
 ): Promise<{ decision: ApprovalDecision; by: DecidedBy; text?: string }> {
   const approve = turn.permissions?.approve;
-  if (!approve && (!turn.onEvent || turn.permissions?.nonInteractive === true)) return { decision: { decision: "deny" }, by: "no_approver", text: texts.noApprover };
+  if (!approve && (!turn.onEvent || turn.permissions?.nonInteractive === true))
+    return { decision: { decision: "deny" }, by: "no_approver", text: texts.noApprover };
   const timeoutMs = turn.permissions?.approvalTimeoutMs;
   const limit = timeoutMs === undefined ? undefined : AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]);
   const waitOn = limit ?? signal;
@@ -156,7 +166,14 @@ async function ask(
 function rejectOnAbort(signal: AbortSignal): Promise<never> {
   return new Promise((_, reject) => {
     if (signal.aborted) reject(signal.reason);
-    else signal.addEventListener("abort", () => reject(signal.reason), { once: true });
+    else
+      signal.addEventListener(
+        "abort",
+        () => {
+          reject(signal.reason);
+        },
+        { once: true },
+      );
   });
 }
 
@@ -164,7 +181,8 @@ function rejectOnAbort(signal: AbortSignal): Promise<never> {
 function checked(answer: unknown): ApprovalDecision {
   if (typeof answer !== "object" || answer === null) return { decision: "deny", message: "invalid approval decision" };
   const { decision, message } = answer as { decision?: unknown; message?: unknown };
-  if (typeof decision !== "string" || !DECISIONS.has(decision)) return { decision: "deny", message: "invalid approval decision" };
+  if (typeof decision !== "string" || !DECISIONS.has(decision))
+    return { decision: "deny", message: "invalid approval decision" };
   return typeof message === "string" && message !== ""
     ? { decision: decision as ApprovalDecision["decision"], message }
     : { decision: decision as ApprovalDecision["decision"] };
@@ -172,7 +190,7 @@ function checked(answer: unknown): ApprovalDecision {
 
 function decided(
   turn: TurnContext,
-  inv: ToolInvocation<unknown>,
+  inv: ToolInvocation,
   decision: ApprovalDecision["decision"],
   by: DecidedBy,
   message?: string,
@@ -213,8 +231,6 @@ export async function postToolUse<Ctx>(
   if (post.additionalContext.length === 0) return body;
   const extra = post.additionalContext.join("\n");
   const withContext: OutputBody["body"] =
-    typeof body.body === "string"
-      ? `${body.body}\n\n${extra}`
-      : [...body.body, { type: "input_text", text: extra }];
+    typeof body.body === "string" ? `${body.body}\n\n${extra}` : [...body.body, { type: "input_text", text: extra }];
   return { ...body, body: withContext };
 }

@@ -222,7 +222,12 @@ export class ToolRouter<Ctx = unknown> {
     return failure(call, text, turn, timing);
   }
 
-  private answer(call: ToolCall, body: OutputBody, turn: TurnContext, timing: DispatchResult["timing"]): DispatchResult {
+  private answer(
+    call: ToolCall,
+    body: OutputBody,
+    turn: TurnContext,
+    timing: DispatchResult["timing"],
+  ): DispatchResult {
     const bounded = body.bounded ? body.body : truncateBody(body.body, turn.truncationPolicy);
     return { item: responseItemFor(call.callId, call.payload.kind, bounded), success: body.success, timing };
   }

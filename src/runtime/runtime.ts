@@ -305,7 +305,10 @@ export class ToolCallRuntime<Ctx = unknown> {
     record.leakTimer = setTimeout(() => {
       if (!record.release) return;
       const { callId, toolName, timeoutMs } = record;
-      this.turn.logger.warn({ callId, toolName, timeoutMs }, "a handler ignored its deadline; its lock slot is released");
+      this.turn.logger.warn(
+        { callId, toolName, timeoutMs },
+        "a handler ignored its deadline; its lock slot is released",
+      );
       emitEvent(this.turn, { type: "tool_call_leaked", callId, toolName, timeoutMs });
       this.endDeadline(record);
       this.releaseSlot(record);
@@ -378,7 +381,8 @@ export class ToolCallRuntime<Ctx = unknown> {
 
 function positive(name: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
-  if (!Number.isFinite(value) || value <= 0) throw new RangeError(`${name} must be a positive number, got ${String(value)}`);
+  if (!Number.isFinite(value) || value <= 0)
+    throw new RangeError(`${name} must be a positive number, got ${String(value)}`);
   return value;
 }
 

@@ -40,9 +40,13 @@ describe("deadlines (DESIGN section 11)", () => {
       .registerHandler("next", quick)
       .build();
     const events: ToolEvent[] = [];
-    const runtime = new ToolCallRuntime(new ToolRouter(registry, specs), createTurnContext({ onEvent: (e) => events.push(e) }), {
-      leakGraceMs: 150,
-    });
+    const runtime = new ToolCallRuntime(
+      new ToolRouter(registry, specs),
+      createTurnContext({ onEvent: (e) => events.push(e) }),
+      {
+        leakGraceMs: 150,
+      },
+    );
     runtime.submit(fc("h", "hang"));
     runtime.submit(fc("n", "next"));
     const outcomes = await runtime.drainOutcomes();
@@ -53,7 +57,13 @@ describe("deadlines (DESIGN section 11)", () => {
     const order = events
       .filter((e) => ["tool_call_end", "tool_call_leaked", "tool_call_begin"].includes(e.type))
       .map((e) => `${e.type}:${e.callId}`);
-    expect(order).toEqual(["tool_call_begin:h", "tool_call_end:h", "tool_call_leaked:h", "tool_call_begin:n", "tool_call_end:n"]);
+    expect(order).toEqual([
+      "tool_call_begin:h",
+      "tool_call_end:h",
+      "tool_call_leaked:h",
+      "tool_call_begin:n",
+      "tool_call_end:n",
+    ]);
   });
 
   it("a handler settling after its deadline but within the grace releases its slot then, without a leak", async () => {
@@ -64,7 +74,14 @@ describe("deadlines (DESIGN section 11)", () => {
       .registerHandler("slow", {
         kind: "function",
         async handle(inv) {
-          inv.signal.addEventListener("abort", () => setImmediate(() => settle.resolve()), { once: true });
+          inv.signal.addEventListener(
+            "abort",
+            () =>
+              setImmediate(() => {
+                settle.resolve();
+              }),
+            { once: true },
+          );
           return hung(seen, settle.promise).handle(inv);
         },
       })
@@ -72,10 +89,14 @@ describe("deadlines (DESIGN section 11)", () => {
       .registerHandler("next", quick)
       .build();
     const events: ToolEvent[] = [];
-    const runtime = new ToolCallRuntime(new ToolRouter(registry, specs), createTurnContext({ onEvent: (e) => events.push(e) }), {
-      toolTimeoutMs: 50,
-      leakGraceMs: 60_000,
-    });
+    const runtime = new ToolCallRuntime(
+      new ToolRouter(registry, specs),
+      createTurnContext({ onEvent: (e) => events.push(e) }),
+      {
+        toolTimeoutMs: 50,
+        leakGraceMs: 60_000,
+      },
+    );
     runtime.submit(fc("s", "slow"));
     runtime.submit(fc("n", "next"));
     const outcomes = await runtime.drainOutcomes();
@@ -86,7 +107,11 @@ describe("deadlines (DESIGN section 11)", () => {
   it("rejects a deadline that is not a positive number", () => {
     const { specs, registry } = new ToolRegistryBuilder().build();
     const router = new ToolRouter(registry, specs);
-    expect(() => new ToolCallRuntime(router, createTurnContext(), { toolTimeoutMs: 0 })).toThrow(/toolTimeoutMs must be a positive number/);
-    expect(() => new ToolRegistryBuilder().pushSpec(spec("x"), { timeoutMs: -1 })).toThrow(/timeoutMs of x must be a positive number/);
+    expect(() => new ToolCallRuntime(router, createTurnContext(), { toolTimeoutMs: 0 })).toThrow(
+      /toolTimeoutMs must be a positive number/,
+    );
+    expect(() => new ToolRegistryBuilder().pushSpec(spec("x"), { timeoutMs: -1 })).toThrow(
+      /timeoutMs of x must be a positive number/,
+    );
   });
 });

@@ -42,7 +42,9 @@ export class ApplyPatchHandler implements ToolHandler {
       return { paths: [], summary: "apply_patch (a patch that does not parse)" };
     }
     const paths = hunks.flatMap((h) => (h.type === "update" && h.movePath ? [h.path, h.movePath] : [h.path]));
-    const lines = hunks.map((h) => `${HUNK_LETTER[h.type]} ${h.path}${h.type === "update" && h.movePath ? ` -> ${h.movePath}` : ""}`);
+    const lines = hunks.map(
+      (h) => `${HUNK_LETTER[h.type]} ${h.path}${h.type === "update" && h.movePath ? ` -> ${h.movePath}` : ""}`,
+    );
     return { paths, summary: `apply_patch\n${lines.join("\n")}` };
   }
 

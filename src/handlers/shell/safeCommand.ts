@@ -185,7 +185,9 @@ const SCRIPT_SHELLS = new Set(["bash", "zsh", "sh"]);
 
 /** `[bash|zsh|sh, -lc|-c, script]`: a script run by a shell. */
 function isShellScript(argv: readonly string[]): boolean {
-  return argv.length === 3 && (argv[1] === "-lc" || argv[1] === "-c") && SCRIPT_SHELLS.has(path.basename(argv[0] ?? ""));
+  return (
+    argv.length === 3 && (argv[1] === "-lc" || argv[1] === "-c") && SCRIPT_SHELLS.has(path.basename(argv[0] ?? ""))
+  );
 }
 
 /**

@@ -1,0 +1,48 @@
+import path from "node:path";
+import type { PolicyCall } from "./types.js";
+
+/** One path a call touches, normalized once for every rule that looks at it. */
+export interface PathView {
+  /** Absolute, normalized, with `/` separators. */
+  readonly abs: string;
+  /** Relative to cwd when inside it (`""` for cwd itself), else undefined. */
+  readonly inside: string | undefined;
+  /** Relative to cwd even when outside it (`../x`): what a `../` glob is matched against. */
+  readonly rel: string;
+}
+
+/** Globs are matched on `/`-separated paths on every platform. */
+const slashes = path.sep === "/" ? (p: string): string => p : (p: string): string => p.split(path.sep).join("/");
+
+/** `src/../x` is `x`; an absolute path inside cwd is also seen relative to it. */
+export function viewPath(p: string, cwd: string): PathView {
+  const abs = path.resolve(cwd, p);
+  const rel = slashes(path.relative(cwd, abs));
+  return { abs: slashes(abs), inside: isOutward(rel) ? undefined : rel, rel };
+}
+
+/** Is `abs` (already resolved) `root` or below it? Lexical only: symlinks are the sandbox's job. */
+export function isInside(root: string, abs: string): boolean {
+  return !isOutward(path.relative(root, abs));
+}
+
+function isOutward(rel: string): boolean {
+  return rel === ".." || rel.startsWith("../") || rel.startsWith(`..${path.sep}`) || path.isAbsolute(rel);
+}
+
+/**
+ * The views of a call's paths, computed on first use: every rule that looks at the call's paths
+ * shares them, and calls that no path rule names never compute them.
+ */
+export class CallPaths {
+  #views: readonly PathView[] | undefined;
+  readonly #call: PolicyCall;
+
+  constructor(call: PolicyCall) {
+    this.#call = call;
+  }
+
+  views(): readonly PathView[] {
+    return (this.#views ??= (this.#call.subject?.paths ?? []).map((p) => viewPath(p, this.#call.cwd)));
+  }
+}

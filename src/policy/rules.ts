@@ -1,0 +1,141 @@
+import type { PolicySubject } from "../registry/index.js";
+import type { PolicyCall } from "./types.js";
+import { commandMatches, compileCommandSpec, scriptMatches, type CommandSpec } from "./commandSpec.js";
+import { compilePathSpec, pathMatches, type PathSpec } from "./pathSpec.js";
+import { CallPaths } from "./paths.js";
+
+/**
+ * Which list a rule sits in. Allow rules must cover the whole call (every command, every path)
+ * and read unclear calls as unmatched; deny and ask rules fire on any part and read unclear
+ * calls as matched: each errs towards asking.
+ */
+export type RuleMode = "allow" | "deny" | "ask";
+
+const TOOL_PART = /^[A-Za-z0-9_*-]+$/;
+
+/** Tools whose specifier can only be command words: a rule for them that is not is a mistake. */
+const SHELL_TOOLS = new Set(["shell", "local_shell", "shell_command", "exec_command"]);
+
+/**
+ * A permission rule, `Tool` or `Tool(specifier)`, parsed and compiled once. The specifier is
+ * read three ways, chosen per call by what the handler describes (`PolicySubject`): command
+ * words for shell subjects, a glob for file subjects, the handler's `matchRule` otherwise.
+ */
+export class PermissionRule {
+  /** As written: what verdicts and texts quote. */
+  readonly rule: string;
+  readonly tool: string;
+  readonly specifier: string | undefined;
+  readonly #toolPattern: RegExp | undefined;
+  readonly #command: CommandSpec | undefined;
+  readonly #path: PathSpec | undefined;
+
+  /** Throws `invalid permission rule "X": <why>`. */
+  constructor(rule: string) {
+    if (typeof rule !== "string") throw new Error(`invalid permission rule ${String(rule)}: a rule is a string`);
+    const fail = (why: string): never => {
+      throw new Error(`invalid permission rule "${rule}": ${why}`);
+    };
+    const text = rule.trim();
+    const open = text.indexOf("(");
+    const tool = open === -1 ? text : text.slice(0, open);
+    if (tool.includes(")")) fail("unbalanced parentheses");
+    if (tool === "") fail("the tool name is empty");
+    if (!TOOL_PART.test(tool)) fail(`the tool name "${tool}" may only use letters, digits, "_", "-" and "*"`);
+    let specifier: string | undefined;
+    if (open !== -1) {
+      const close = closingParenthesis(text, open);
+      if (close === -1) fail("unbalanced parentheses");
+      if (close !== text.length - 1) {
+        fail(/[()]/.test(text.slice(close + 1)) ? "unbalanced parentheses" : "text after the closing parenthesis");
+      }
+      specifier = text.slice(open + 1, close).trim();
+      if (specifier === "") fail("the specifier in parentheses is empty");
+    }
+    this.rule = rule;
+    this.tool = tool;
+    this.specifier = specifier;
+    this.#toolPattern = tool.includes("*")
+      ? new RegExp(`^${tool.split("*").join(".*")}$`) // the tool part has no other regex metacharacter
+      : undefined;
+    if (specifier !== undefined) {
+      this.#command = compileCommandSpec(specifier);
+      if (this.#command === undefined && SHELL_TOOLS.has(tool)) {
+        fail("a shell rule names one command in plain words (no operators, redirections or variables)");
+      }
+      this.#path = SHELL_TOOLS.has(tool) ? undefined : compilePathSpec(specifier);
+    }
+  }
+
+  /** Exact name, `*` over names, and `shell` also names its alias `local_shell`. */
+  matchesTool(toolName: string): boolean {
+    if (this.#toolPattern !== undefined) return this.#toolPattern.test(toolName);
+    return toolName === this.tool || (this.tool === "shell" && toolName === "local_shell");
+  }
+
+  /**
+   * Does this rule, sitting in the `mode` list, decide `call`? `paths` lets the engine share one
+   * normalization of the call's paths between rules.
+   */
+  matches(call: PolicyCall, mode: RuleMode, paths?: CallPaths): boolean {
+    if (!this.matchesTool(call.toolName)) return false;
+    const specifier = this.specifier;
+    if (specifier === undefined) return true;
+    const subject = call.subject;
+    if (subject?.commands !== undefined) return this.#matchesCommands(subject, mode);
+    if (subject?.paths !== undefined) return this.#matchesPaths(paths ?? new CallPaths(call), mode);
+    return matchesPlugin(call.matchRule, specifier, mode);
+  }
+
+  #matchesCommands(subject: PolicySubject, mode: RuleMode): boolean {
+    const spec = this.#command;
+    const commands = subject.commands;
+    if (spec === undefined || commands === undefined) return false;
+    // `summary` is the closest the subject has to the script's text (see scriptMatches).
+    if (commands === null) return mode !== "allow" && scriptMatches(spec, subject.summary);
+    if (commands.length === 0) return false;
+    // Allow: every command must match; deny and ask: any one. Either way the first command
+    // that answers differently from `all` settles it.
+    const all = mode === "allow";
+    for (const command of commands) if (commandMatches(spec, command, mode) !== all) return !all;
+    return all;
+  }
+
+  #matchesPaths(paths: CallPaths, mode: RuleMode): boolean {
+    const spec = this.#path;
+    const views = paths.views();
+    if (spec === undefined || views.length === 0) return false;
+    const all = mode === "allow"; // as for commands
+    for (const view of views) if (pathMatches(spec, view, mode) !== all) return !all;
+    return all;
+  }
+}
+
+/**
+ * Plugin tools judge their own specifiers. A `matchRule` that throws has not shown the call is
+ * covered: it matches no allow and fires every deny and ask.
+ */
+function matchesPlugin(
+  matchRule: ((specifier: string) => boolean) | undefined,
+  specifier: string,
+  mode: RuleMode,
+): boolean {
+  if (matchRule === undefined) return false;
+  try {
+    return matchRule(specifier);
+  } catch {
+    return mode !== "allow";
+  }
+}
+
+/** Index of the `)` closing the `(` at `open`, or -1; a backslash escapes a parenthesis. */
+function closingParenthesis(text: string, open: number): number {
+  let depth = 0;
+  for (let i = open; i < text.length; i++) {
+    const c = text[i];
+    if (c === "\\") i++;
+    else if (c === "(") depth++;
+    else if (c === ")" && --depth === 0) return i;
+  }
+  return -1;
+}
