@@ -4,8 +4,8 @@ import type { PolicyCall } from "./types.js";
 import { viewPath } from "./paths.js";
 import { PermissionRule } from "./rules.js";
 
-/** A second word worth keeping in a suggestion: a subcommand (`commit`), not a flag or a path. */
-const SUBCOMMAND = /^[A-Za-z0-9][A-Za-z0-9._+-]*$/;
+/** A second word worth keeping in a suggestion: a subcommand (`commit`), not a flag, a path or a file name. */
+const SUBCOMMAND = /^[a-z][a-z0-9-]*$/;
 /** What picomatch reads as glob syntax, and the backslash that escapes it. */
 const GLOB_SYNTAX = /[\\*?[\]{}()!+@]/g;
 
