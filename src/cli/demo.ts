@@ -7,6 +7,7 @@ import { outputText, type UnknownItem } from "../protocol/index.js";
 import { createToolRouter } from "../toolset.js";
 import { ToolCallRuntime, type ToolCallOutcome } from "../runtime/index.js";
 import { createTurnContext, type ToolEvent } from "../turn/index.js";
+import { PermissionEngine } from "../policy/index.js";
 import { EXIT_ABORTED, interruptible, onInterrupt, stderrLogger } from "./session.js";
 import { LiveStatus } from "./status.js";
 import { now } from "../util/index.js";
@@ -67,7 +68,27 @@ function recordedResponse(ws: string): UnknownItem[] {
     }),
     { type: "custom_tool_call", call_id: "call_patch", name: "apply_patch", input: PATCH },
     fn("call_check", "shell", { command: ["grep", "-n", "return", "src/app.js"], workdir: ws }),
+    // Denied by the demo's policy (`shell(rm:*)`): answered without running.
+    fn("call_cleanup", "shell", { command: ["rm", "-rf", ".backup"], workdir: ws }),
   ];
+}
+
+/**
+ * The demo's policy: the backup script's commands are allowed by rule, `rm` is denied, and
+ * anything else that changes files (the patch) is asked; the demo answers "allow" itself and
+ * prints the request, as an embedder's approval prompt would show it.
+ */
+function demoPolicy(print: (line: string) => void): PermissionEngine {
+  return new PermissionEngine({
+    allow: ["shell(cp:*)", "shell(sleep:*)", "shell(ls:*)"],
+    deny: ["shell(rm:*)"],
+    approve: async (req) => {
+      print(
+        `approval asked: ${req.toolName} (${req.reason})\n${req.summary.replace(/^/gm, "    ")}\n  -> allow (answered by the demo)\n`,
+      );
+      return { decision: "allow" };
+    },
+  });
 }
 
 /** The bundled example server: compiled JS from dist, or the TS source through tsx. */
@@ -152,7 +173,19 @@ export async function runDemo(opts: { logLevel?: string | undefined } = {}): Pro
       }
       status.onEvent(event);
     };
-    const turn = createTurnContext({ cwd: ws, logger, onEvent });
+    const denied = new Set<string>();
+    const onDecision = (event: ToolEvent): void => {
+      if (event.type === "approval_decided" && event.decision === "deny") denied.add(event.callId);
+    };
+    const turn = createTurnContext({
+      cwd: ws,
+      logger,
+      permissions: demoPolicy((line) => status.note(line)),
+      onEvent: (event) => {
+        onDecision(event);
+        onEvent(event);
+      },
+    });
     const runtime = new ToolCallRuntime(router, turn, { signal: interrupt.signal });
     const exclusive = new Set<string>();
 
@@ -178,12 +211,12 @@ export async function runDemo(opts: { logLevel?: string | undefined } = {}): Pro
     }
     const handlerMs = outcomes.reduce((sum, o) => sum + o.timing.handlerMs, 0);
     const overlaps = exclusiveOverlaps(outcomes, exclusive, spans);
-    const failed = outcomes.filter((o) => !o.success).length;
+    const failed = outcomes.filter((o) => !o.success && !denied.has(o.callId)).length;
     out.write(
       [
         "",
         "summary:",
-        `  calls:                  ${outcomes.length} (${failed} failed)`,
+        `  calls:                  ${outcomes.length} (${failed} failed, ${denied.size} denied by policy)`,
         `  wall time:              ${wallMs.toFixed(0)} ms`,
         `  sum of handler times:   ${handlerMs.toFixed(0)} ms`,
         `  parallel speed-up:      ${(handlerMs / wallMs).toFixed(2)}x`,

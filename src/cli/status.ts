@@ -63,6 +63,17 @@ export class LiveStatus {
     this.draw();
   }
 
+  /** A message between status updates (an approval prompt), printed above the status rows. */
+  note(text: string): void {
+    if (this.tty && this.drawn > 0) {
+      // Clear the rows drawn in place; they are drawn again below the note.
+      this.out.write(`\x1b[${this.drawn}A\x1b[0J`);
+      this.drawn = 0;
+    }
+    this.out.write(text.endsWith("\n") ? text : `${text}\n`);
+    this.draw();
+  }
+
   stop(): void {
     if (this.timer) clearInterval(this.timer);
     this.draw();

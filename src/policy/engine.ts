@@ -114,7 +114,32 @@ export class PermissionEngine {
     if (allow !== undefined) return verdict("allow", "rule", reasons.allowRule(allow.rule), allow.rule);
     const session = firstMatch(this.#session, call, "allow", paths);
     if (session !== undefined) return verdict("allow", "session", reasons.session(session.rule), session.rule);
+    const covered = this.#coveredCommandByCommand(call);
+    if (covered !== undefined) return covered;
     return this.#byMode(call);
+  }
+
+  /**
+   * A script no single allow rule covers is still allowed when each of its plain commands is
+   * allowed by some rule (`git add . && git commit -m x` by `git add:*` and `git commit:*`),
+   * as Claude Code judges compound commands. Checked after every single rule, so the common
+   * case pays nothing.
+   */
+  #coveredCommandByCommand(call: PolicyCall): Readonly<PolicyVerdict> | undefined {
+    const commands = call.subject?.commands;
+    if (!commands || commands.length < 2) return undefined;
+    const rules = [...this.#allow, ...this.#session];
+    if (rules.length === 0) return undefined;
+    const used: PermissionRule[] = [];
+    for (const command of commands) {
+      const one: PolicyCall = { ...call, subject: { ...call.subject, commands: [command] } };
+      const rule = rules.find((r) => r.matches(one, "allow"));
+      if (!rule) return undefined;
+      if (!used.includes(rule)) used.push(rule);
+    }
+    const by = used.every((r) => this.#session.includes(r)) ? "session" : "rule";
+    const names = used.map((r) => r.rule).join(", ");
+    return verdict("allow", by, by === "session" ? reasons.session(names) : reasons.allowRule(names), names);
   }
 
   /**

@@ -63,7 +63,10 @@ describe("toolcall demo (child process)", () => {
     }
     expect(out).toMatch(/\] call_patch apply_patch\s+exclusive waiting for lock/);
     expect(out).toContain("5:  return 0;"); // the patch was applied before the check ran
-    expect(out).toMatch(/calls:\s+10 \(0 failed\)/);
+    expect(out).toMatch(/calls:\s+11 \(0 failed, 1 denied by policy\)/);
+    // The policy: the patch was asked (and auto-allowed), the cleanup denied by rule without running.
+    expect(out).toMatch(/approval asked: apply_patch \(.+\)\n {4}apply_patch\n {4}M src\/app\.js\n {2}-> allow/);
+    expect(out).toMatch(/call_cleanup shell FAILED\n {4}denied by policy: rule "shell\(rm:\*\)" forbids this call/);
     expect(out).toMatch(/wall time:\s+\d+ ms/);
     expect(out).toMatch(/sum of handler times:\s+\d+ ms/);
     expect(out).toMatch(/parallel speed-up:\s+\d+\.\d\dx/);
@@ -84,7 +87,7 @@ describe("toolcall demo (child process)", () => {
     const result = await done;
     expect(result.code).toBe(130);
     expect(result.stdout).toMatch(/call_review mcp__demo__slow_review FAILED\n {4}aborted by user/);
-    expect(result.stdout).toMatch(/calls:\s+10 \(\d+ failed\)/);
+    expect(result.stdout).toMatch(/calls:\s+11 \(\d+ failed, \d+ denied by policy\)/);
     const ws = /workspace (\S+)/.exec(result.stdout)?.[1] as string;
     await expect(stat(ws)).rejects.toThrow(/ENOENT/);
   });

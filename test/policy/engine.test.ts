@@ -346,3 +346,48 @@ describe("PermissionEngine: construction", () => {
     expect(Object.isFrozen(verdict)).toBe(true);
   });
 });
+
+describe("compound scripts", () => {
+  const call = (commands: string[][] | null): PolicyCall => ({
+    toolName: "shell",
+    subject: { commands, summary: "script" },
+    mutating: true,
+    cwd: "/work",
+  });
+
+  it("allows a script whose every command some allow rule covers, and says which rules", () => {
+    const engine = new PermissionEngine({ allow: ["shell(git add:*)", "shell(git commit:*)"] });
+    const verdict = engine.decide(
+      call([
+        ["git", "add", "."],
+        ["git", "commit", "-m", "x"],
+      ]),
+    );
+    expect(verdict).toMatchObject({ decision: "allow", by: "rule", rule: "shell(git add:*), shell(git commit:*)" });
+  });
+
+  it("asks when one command is covered by no rule, and never allows an unparsable script", () => {
+    const engine = new PermissionEngine({ allow: ["shell(git add:*)"] });
+    expect(
+      engine.decide(
+        call([
+          ["git", "add", "."],
+          ["git", "push"],
+        ]),
+      ).decision,
+    ).toBe("ask");
+    expect(engine.decide(call(null)).decision).toBe("ask");
+  });
+
+  it("a deny rule on any command still wins over the others' allows", () => {
+    const engine = new PermissionEngine({ allow: ["shell(git add:*)", "shell(rm:*)"], deny: ["shell(rm:*)"] });
+    expect(
+      engine.decide(
+        call([
+          ["git", "add", "."],
+          ["rm", "-rf", "x"],
+        ]),
+      ).decision,
+    ).toBe("deny");
+  });
+});
