@@ -3,6 +3,7 @@ import {
   createToolRouter,
   createTurnContext,
   specName,
+  toMcpTools,
   toResponsesTools,
   ToolCallRuntime,
   type ToolFactory,
@@ -44,6 +45,24 @@ describe("createToolRouter", () => {
     const patch = tools.find((t) => t.type !== "local_shell" && t.name === "apply_patch");
     expect(patch).toMatchObject({ type: "custom", format: { type: "grammar", syntax: "lark" } });
     expect(patch?.type === "custom" && patch.format?.definition).toContain("Begin Patch");
+  });
+
+  it("every built-in spec carries its annotations; the MCP exporter passes them on, the Responses one leaves them out", async () => {
+    const router = await createToolRouter({});
+    const annotations = Object.fromEntries(
+      router.specs().flatMap((s) => (s.spec.type === "local_shell" ? [] : [[s.spec.name, s.spec.annotations]])),
+    );
+    expect(annotations).toMatchObject({
+      shell: { destructiveHint: true },
+      apply_patch: { destructiveHint: true },
+      read_file: { readOnlyHint: true },
+      list_dir: { readOnlyHint: true },
+      grep_files: { readOnlyHint: true },
+      view_image: { readOnlyHint: true },
+      update_plan: { readOnlyHint: true },
+    });
+    expect(toMcpTools(router.specs()).find((t) => t.name === "read_file")?.annotations).toEqual({ readOnlyHint: true });
+    expect(JSON.stringify(toResponsesTools(router.specs()))).not.toContain("annotations");
   });
 
   it("switches tools on and off per ToolsConfig", async () => {

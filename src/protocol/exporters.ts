@@ -1,4 +1,4 @@
-import type { ConfiguredToolSpec, JsonSchema, ToolSpec } from "./spec.js";
+import type { ConfiguredToolSpec, JsonSchema, ToolAnnotations, ToolSpec } from "./spec.js";
 
 type SpecList = ReadonlyArray<ToolSpec | ConfiguredToolSpec>;
 
@@ -93,10 +93,12 @@ export interface McpToolDescription {
   name: string;
   description: string;
   inputSchema: { type: "object"; [key: string]: unknown };
+  annotations?: ToolAnnotations;
 }
 
 /**
- * Tool descriptions for an MCP `tools/list` answer. A freeform (custom) tool becomes a tool
+ * Tool descriptions for an MCP `tools/list` answer, with their annotations (the Responses and
+ * Chat Completions tool shapes have no such field, and their APIs reject unknown ones). A freeform (custom) tool becomes a tool
  * with one string argument `input`; `local_shell` is left out (MCP clients call `shell`).
  */
 export function toMcpTools(specs: SpecList): McpToolDescription[] {
@@ -107,6 +109,7 @@ export function toMcpTools(specs: SpecList): McpToolDescription[] {
         name: spec.name,
         description: spec.description,
         inputSchema: { ...spec.parameters, type: "object" },
+        ...(spec.annotations && { annotations: spec.annotations }),
       });
     } else if (spec.type === "custom") {
       const grammar = spec.format
@@ -121,6 +124,7 @@ export function toMcpTools(specs: SpecList): McpToolDescription[] {
           required: ["input"],
           additionalProperties: false,
         },
+        ...(spec.annotations && { annotations: spec.annotations }),
       });
     }
   }

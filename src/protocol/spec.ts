@@ -1,12 +1,21 @@
 /** JSON Schema, draft-07 or 2020-12. */
 export type JsonSchema = Record<string, unknown>;
 
+/** MCP-style hints about what a tool does (DESIGN section 11); the built-ins set theirs. */
+export interface ToolAnnotations {
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
+}
+
 export interface FunctionToolSpec {
   type: "function";
   name: string;
   description: string;
   parameters: JsonSchema;
   strict?: boolean;
+  annotations?: ToolAnnotations;
 }
 
 export interface CustomToolSpec {
@@ -14,6 +23,7 @@ export interface CustomToolSpec {
   name: string;
   description: string;
   format?: { type: "grammar"; syntax: "lark" | "regex"; definition: string };
+  annotations?: ToolAnnotations;
 }
 
 export interface LocalShellToolSpec {

@@ -95,6 +95,7 @@ It is important to remember:
 /** The freeform (custom) tool: the model writes the patch itself, constrained by the grammar. */
 export const APPLY_PATCH_FREEFORM_SPEC: CustomToolSpec = {
   type: "custom",
+  annotations: { destructiveHint: true },
   name: "apply_patch",
   description: "Use the `apply_patch` tool to edit files. This is a FREEFORM tool, so do not wrap the patch in JSON.",
   format: { type: "grammar", syntax: "lark", definition: APPLY_PATCH_LARK_GRAMMAR },
@@ -103,6 +104,7 @@ export const APPLY_PATCH_FREEFORM_SPEC: CustomToolSpec = {
 /** The function tool `{ input: string }` for models without custom tools. */
 export const APPLY_PATCH_FUNCTION_SPEC: FunctionToolSpec = {
   type: "function",
+  annotations: { destructiveHint: true },
   name: "apply_patch",
   description: APPLY_PATCH_JSON_DESCRIPTION,
   strict: false,

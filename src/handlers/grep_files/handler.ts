@@ -13,6 +13,7 @@ const DEFAULT_TIMEOUT_MS = 30_000;
 
 export const GREP_FILES_SPEC: FunctionToolSpec = {
   type: "function",
+  annotations: { readOnlyHint: true },
   name: "grep_files",
   description: "Finds files whose contents match the pattern and lists them by modification time.",
   strict: false,

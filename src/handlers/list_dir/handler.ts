@@ -10,6 +10,7 @@ const INDENT_SPACES = 2;
 
 export const LIST_DIR_SPEC: FunctionToolSpec = {
   type: "function",
+  annotations: { readOnlyHint: true },
   name: "list_dir",
   description: "Lists entries in a local directory with 1-indexed entry numbers and simple type labels.",
   strict: false,

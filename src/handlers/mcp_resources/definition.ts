@@ -7,6 +7,7 @@ function listSpec(name: string, description: string, serverDescription: string):
     type: "function",
     name,
     description,
+    annotations: { readOnlyHint: true },
     strict: false,
     parameters: {
       type: "object",
@@ -36,6 +37,7 @@ export const LIST_MCP_RESOURCE_TEMPLATES_SPEC = listSpec(
 
 export const READ_MCP_RESOURCE_SPEC: FunctionToolSpec = {
   type: "function",
+  annotations: { readOnlyHint: true },
   name: "read_mcp_resource",
   description: "Read a specific resource from an MCP server given the server name and resource URI.",
   strict: false,

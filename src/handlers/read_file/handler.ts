@@ -11,6 +11,7 @@ const MAX_LINE_BYTES = MAX_LINE_CHARS * 4;
 
 export const READ_FILE_SPEC: FunctionToolSpec = {
   type: "function",
+  annotations: { readOnlyHint: true },
   name: "read_file",
   description: "Reads a local file with 1-indexed line numbers.",
   strict: false,

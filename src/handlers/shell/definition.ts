@@ -6,6 +6,7 @@ const timeoutMs = { type: "number", exclusiveMinimum: 0, description: "The timeo
 /** Codex `create_shell_tool`: argv run directly. */
 export const SHELL_SPEC: FunctionToolSpec = {
   type: "function",
+  annotations: { destructiveHint: true, openWorldHint: true },
   name: "shell",
   description:
     "Runs a shell command and returns its output.\n" +
@@ -27,6 +28,7 @@ export const SHELL_SPEC: FunctionToolSpec = {
 /** Codex `create_shell_command_tool`: a script run by the user's shell. */
 export const SHELL_COMMAND_SPEC: FunctionToolSpec = {
   type: "function",
+  annotations: { destructiveHint: true, openWorldHint: true },
   name: "shell_command",
   description:
     "Runs a shell command and returns its output.\n" +

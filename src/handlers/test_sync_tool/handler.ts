@@ -8,6 +8,7 @@ const DEFAULT_BARRIER_TIMEOUT_MS = 1000;
 
 export const TEST_SYNC_TOOL_SPEC: FunctionToolSpec = {
   type: "function",
+  annotations: { readOnlyHint: true },
   name: "test_sync_tool",
   description: "Internal synchronization helper used by integration tests.",
   strict: false,

@@ -4,6 +4,7 @@ import type { ToolHandler, ToolInvocation, ToolFactory } from "../../registry/in
 
 export const UPDATE_PLAN_SPEC: FunctionToolSpec = {
   type: "function",
+  annotations: { readOnlyHint: true, idempotentHint: true },
   name: "update_plan",
   description: `Updates the task plan.
 Provide an optional explanation and a list of plan items, each with a step and status.

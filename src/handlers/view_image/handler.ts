@@ -9,6 +9,7 @@ export const DEFAULT_MAX_IMAGE_BYTES = 20 * 1024 * 1024;
 
 export const VIEW_IMAGE_SPEC: FunctionToolSpec = {
   type: "function",
+  annotations: { readOnlyHint: true },
   name: "view_image",
   description:
     "View a local image from the filesystem (only use if given a full filepath by the user, and the image isn't already attached to the thread context within <image ...> tags).",
