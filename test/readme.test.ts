@@ -31,7 +31,15 @@ async function runExample(code: string): Promise<string> {
 
 describe("README examples", () => {
   it("every runnable example is covered here", async () => {
-    expect([...(await readmeExamples()).keys()].sort()).toEqual(["apply_patch", "dynamic", "embed", "shell"]);
+    expect([...(await readmeExamples()).keys()].sort()).toEqual([
+      "apply_patch",
+      "dynamic",
+      "embed",
+      "hooks",
+      "middleware",
+      "permissions",
+      "shell",
+    ]);
   });
 
   it("the shell example runs a command and a local_shell_call", async () => {
@@ -69,6 +77,33 @@ describe("README examples", () => {
     expect(out).toEqual([
       { type: "function_call_output", call_id: "c1", output: [{ type: "input_text", text: "ticket T-1: open" }] },
     ]);
+  });
+
+  it("the permissions example runs a safe call, denies by rule, and asks for the mutating ones", async () => {
+    const out = await runExample((await readmeExamples()).get("permissions")!);
+    expect(out.split("\n")).toEqual([
+      "asked: touch a.txt (allow_session would remember shell(touch:*))",
+      "asked: git commit -am wip (allow_session would remember shell(git commit:*))",
+      "c1: Exit code: 0",
+      'c2: denied by policy: rule "shell(rm:*)" forbids this call',
+      "c3: Exit code: 0",
+      "c4: rejected by user: not now",
+      "",
+    ]);
+  });
+
+  it("the hooks example blocks the rm call with the hook's reason and runs the other", async () => {
+    const out = await runExample((await readmeExamples()).get("hooks")!);
+    expect(out.split("\n")).toEqual([
+      "Command blocked by PreToolUse hook: rm is not allowed in this repo. Command: rm -rf build",
+      "Exit code: 0",
+      "",
+    ]);
+  });
+
+  it("the middleware example redacts the key in the tool's output", async () => {
+    const out = await runExample((await readmeExamples()).get("middleware")!);
+    expect(out).toBe("OPENAI_API_KEY=[redacted]\nDEBUG=1\n");
   });
 
   it("the embedding example runs and prints what its comments say", async () => {
