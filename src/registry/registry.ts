@@ -32,6 +32,16 @@ export class ToolRegistry<Ctx = unknown> {
     private readonly middleware: readonly MiddlewareEntry<Ctx>[] = [],
   ) {}
 
+  /** The shortest spec deadline (`pushSpec(spec, { timeoutMs })`), if any tool sets one. */
+  get shortestTimeoutMs(): number | undefined {
+    let shortest: number | undefined;
+    for (const tool of this.tools.values()) {
+      if (tool.timeoutMs !== undefined && (shortest === undefined || tool.timeoutMs < shortest))
+        shortest = tool.timeoutMs;
+    }
+    return shortest;
+  }
+
   lookup(name: string): RegisteredTool<Ctx> | undefined {
     return this.tools.get(name);
   }

@@ -105,6 +105,11 @@ export class ToolRouter<Ctx = unknown> {
   private readonly resolveMcp = (name: string): McpToolRef | undefined =>
     this.mcp && !this.registry.lookup(name) ? this.mcp.resolve(name) : undefined;
 
+  /** The shortest deadline any registered tool sets, if one does. */
+  shortestToolTimeoutMs(): number | undefined {
+    return this.registry.shortestTimeoutMs;
+  }
+
   /** The tool's own deadline (`pushSpec(spec, { timeoutMs })`), if it has one. */
   toolTimeoutMs(toolName: string): number | undefined {
     return this.registry.lookup(toolName)?.timeoutMs;

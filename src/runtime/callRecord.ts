@@ -4,6 +4,13 @@ import type { DispatchOptions, DispatchResult } from "../router/index.js";
 import { emitEvent, type Timing, type TurnContext } from "../turn/index.js";
 import { now } from "../util/index.js";
 
+export const enum DeadlineState {
+  None,
+  Live,
+  /** Answered at its deadline; its slot waits `leakGraceMs` at most. */
+  Expired,
+}
+
 export interface ToolCallOutcome {
   callId: string;
   toolName: string;
@@ -28,15 +35,10 @@ export class CallRecord<Ctx> implements DispatchOptions<Ctx> {
   invocation: ToolInvocation<Ctx> | undefined;
   /** When the handler started; its deadline counts from here. */
   startedAt: number | undefined;
-  /** The call's deadline: the spec's `timeoutMs`, else the runtime's `toolTimeoutMs`. */
-  timeoutMs = 0;
   /** The lock slot while held: released once, when the handler settles or as leaked. */
   release: (() => void) | undefined;
-  /** The deadline timer counts this call while true. */
-  deadlineLive = false;
-  /** Its deadline passed (answered; its slot waits `leakGraceMs` at most). */
-  expired = false;
-  leakTimer: NodeJS.Timeout | undefined;
+  /** Counted by the deadline timer (`LIVE`), or past its deadline (`EXPIRED`); one field, small records. */
+  deadline: DeadlineState = DeadlineState.None;
   private dispatchTiming: DispatchResult["timing"] | undefined;
   /** Set once the call is aborted (runtime abort, fatal error, or its own signal). */
   private abortReason: unknown;

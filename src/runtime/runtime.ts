@@ -19,7 +19,7 @@ import {
 } from "../turn/index.js";
 import { errorText, now, timerDelay } from "../util/index.js";
 import { DeadlineTimer } from "./deadlines.js";
-import { CallRecord, type ToolCallOutcome } from "./callRecord.js";
+import { CallRecord, DeadlineState, type ToolCallOutcome } from "./callRecord.js";
 import { FatalToolCallError } from "./errors.js";
 import { SharedExclusiveLock } from "./lock.js";
 
@@ -69,6 +69,10 @@ export class ToolCallRuntime<Ctx = unknown> {
   private readonly toolTimeoutMs: number;
   private readonly leakGraceMs: number;
   private readonly deadlines = new DeadlineTimer((at) => this.sweepDeadlines(at));
+  /** `toolTimeoutMs`, or a spec's shorter one: when the deadline timer may first be due. */
+  private readonly shortestTimeoutMs: number;
+  /** Expired calls' leak-grace timers (rare: only calls that passed their deadline). */
+  private readonly leakTimers = new Map<CallRecord<Ctx>, NodeJS.Timeout>();
 
   constructor(
     private readonly router: ToolRouter<Ctx>,
@@ -83,6 +87,7 @@ export class ToolCallRuntime<Ctx = unknown> {
     this.context = opts.context as Ctx;
     this.toolTimeoutMs = positive("toolTimeoutMs", opts.toolTimeoutMs, 600_000);
     this.leakGraceMs = positive("leakGraceMs", opts.leakGraceMs, 5_000);
+    this.shortestTimeoutMs = Math.min(this.toolTimeoutMs, router.shortestToolTimeoutMs() ?? Infinity);
     const external = opts.signal;
     if (external) {
       if (external.aborted) this.abort(abortReason(external));
@@ -220,7 +225,6 @@ export class ToolCallRuntime<Ctx = unknown> {
         "supportsParallel threw; running the call exclusively",
       );
     }
-    record.timeoutMs = this.router.toolTimeoutMs(call.toolName) ?? this.toolTimeoutMs;
     this.running.add(record);
     callSignal?.addEventListener(
       "abort",
@@ -249,8 +253,9 @@ export class ToolCallRuntime<Ctx = unknown> {
       // Aborted while queued: it never starts, and its turn in the queue ends here.
       if (record.settled || record.aborted) return;
       // The deadline counts from the handler's start, which is no earlier than this.
-      record.deadlineLive = true;
-      this.deadlines.add(record.lockGrantedAt + record.timeoutMs);
+      record.deadline = DeadlineState.Live;
+      // The shortest deadline any tool has: the sweep finds each call's own (no lookup per call).
+      this.deadlines.add(record.lockGrantedAt + this.shortestTimeoutMs);
       const result = await this.router.dispatch(call, record);
       this.finish(record, result.item, result.success, false, result.timing);
       if (result.abortTurn) this.abort(texts.abortedByUser);
@@ -272,19 +277,27 @@ export class ToolCallRuntime<Ctx = unknown> {
   }
 
   private endDeadline(record: CallRecord<Ctx>): void {
-    clearTimeout(record.leakTimer);
-    if (!record.deadlineLive) return;
-    record.deadlineLive = false;
+    if (record.deadline === DeadlineState.None) return;
+    if (record.deadline === DeadlineState.Expired) {
+      clearTimeout(this.leakTimers.get(record));
+      this.leakTimers.delete(record);
+    }
+    record.deadline = DeadlineState.None;
     this.deadlines.remove();
+  }
+
+  /** The call's deadline: the spec's `timeoutMs`, else the runtime's `toolTimeoutMs`. */
+  private timeoutOf(record: CallRecord<Ctx>): number {
+    return this.router.toolTimeoutMs(record.toolName) ?? this.toolTimeoutMs;
   }
 
   /** Expires the running calls whose deadline is due; returns the next deadline. */
   private sweepDeadlines(at: number): number {
     let next = Infinity;
     for (const record of this.running) {
-      if (!record.deadlineLive || record.expired) continue;
+      if (record.deadline !== DeadlineState.Live) continue;
       // Not started yet (waiting for approval or the gate): look again one deadline later.
-      const due = (record.startedAt ?? at) + record.timeoutMs;
+      const due = (record.startedAt ?? at) + this.timeoutOf(record);
       if (due > at) next = Math.min(next, due);
       else this.expire(record);
     }
@@ -297,14 +310,15 @@ export class ToolCallRuntime<Ctx = unknown> {
    * whichever is first; releasing early is reported as `tool_call_leaked`.
    */
   private expire(record: CallRecord<Ctx>): void {
-    record.expired = true;
-    this.answer(record, texts.deadline(record.toolName, record.timeoutMs), false);
-    const timeout = new Error(`deadline of ${record.timeoutMs} ms passed`);
+    record.deadline = DeadlineState.Expired;
+    const timeoutMs = this.timeoutOf(record);
+    this.answer(record, texts.deadline(record.toolName, timeoutMs), false);
+    const timeout = new Error(`deadline of ${timeoutMs} ms passed`);
     timeout.name = "TimeoutError";
     record.abortSignal(timeout);
-    record.leakTimer = setTimeout(() => {
+    const leak = setTimeout(() => {
       if (!record.release) return;
-      const { callId, toolName, timeoutMs } = record;
+      const { callId, toolName } = record;
       this.turn.logger.warn(
         { callId, toolName, timeoutMs },
         "a handler ignored its deadline; its lock slot is released",
@@ -313,6 +327,7 @@ export class ToolCallRuntime<Ctx = unknown> {
       this.endDeadline(record);
       this.releaseSlot(record);
     }, timerDelay(this.leakGraceMs));
+    this.leakTimers.set(record, leak);
   }
 
   /** A fatal error ends the turn; anything else answers `tool {name} failed: ...`. Never throws. */
