@@ -180,7 +180,9 @@ export async function runDemo(opts: { logLevel?: string | undefined } = {}): Pro
     const turn = createTurnContext({
       cwd: ws,
       logger,
-      permissions: demoPolicy((line) => status.note(line)),
+      permissions: demoPolicy((line) => {
+        status.note(line);
+      }),
       onEvent: (event) => {
         onDecision(event);
         onEvent(event);

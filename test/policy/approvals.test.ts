@@ -164,7 +164,10 @@ describe("approvals through the runtime (DESIGN section 11)", () => {
   it("a call waiting for approval holds its slot; an abort mid-wait answers it and nothing starts", async () => {
     let runtime!: ToolCallRuntime;
     const { turn, events } = turnOf(new PermissionEngine(), (e) => {
-      if (e.type === "approval_request") setImmediate(() => runtime.abort());
+      if (e.type === "approval_request")
+        setImmediate(() => {
+          runtime.abort();
+        });
     });
     runtime = new ToolCallRuntime(router, turn, { maxConcurrency: 1 });
     runtime.submit(touch("w", "w.txt"));
