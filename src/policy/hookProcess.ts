@@ -1,5 +1,4 @@
-import { spawn, type ChildProcess } from "node:child_process";
-import { childClosed, killProcessGroup, terminateProcessGroup, trackProcessGroup } from "../process/index.js";
+import { childClosed, killProcessGroup, spawnGroup, terminateProcessGroup, type GroupChild } from "../process/index.js";
 import { errorMessage, timerDelay } from "../util/index.js";
 
 /** Most a hook may print on each of stdout and stderr; past it the hook is killed and its output ignored. */
@@ -50,42 +49,17 @@ class Capture {
  */
 export async function runHookProcess(opts: HookProcessOptions): Promise<HookProcessResult> {
   if (opts.signal.aborted) return { kind: "aborted" };
-  let child: ChildProcess;
+  let started: GroupChild;
   try {
-    child = spawn("/bin/sh", ["-c", opts.command], {
+    started = await spawnGroup("/bin/sh", ["-c", opts.command], {
       cwd: opts.cwd,
       env: opts.env,
-      detached: true, // setsid(): the hook leads a new process group we can kill as a whole
       stdio: ["pipe", "pipe", "pipe"],
     });
   } catch (err) {
     return { kind: "failed", message: errorMessage(err) };
   }
-  // Errors after start-up (we signal the group ourselves) must never crash the host.
-  child.on("error", () => undefined);
-  const closed = new Promise<void>((resolve) =>
-    child.once("close", () => {
-      resolve();
-    }),
-  );
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve, reject) => {
-    child.once("exit", (code, signal) => {
-      resolve({ code, signal });
-    });
-    child.once("error", reject);
-  });
-  exited.catch(() => undefined); // a spawn failure is reported through the `spawn` wait below
-  try {
-    await new Promise<void>((resolve, reject) => {
-      child.once("spawn", resolve);
-      child.once("error", reject);
-    });
-  } catch (err) {
-    return { kind: "failed", message: errorMessage(err) };
-  }
-  const pgid = child.pid as number;
-  // A hook is part of the call, like the call's own command: a Ctrl-C at the host's terminal is meant for it too.
-  const untrack = trackProcessGroup(pgid, { forwardHostSignals: true });
+  const { child, pgid, closed, exited, untrack } = started;
 
   let ending: Exclude<HookProcessResult["kind"], "exited" | "failed"> | undefined;
   let overflowed: "stdout" | "stderr" = "stdout";
@@ -122,7 +96,7 @@ export async function runHookProcess(opts: HookProcessOptions): Promise<HookProc
   // An abort while we waited for the `spawn` event fired no listener: act on it now.
   if (opts.signal.aborted) onAbort();
   try {
-    const { code, signal } = await exited.catch(() => ({ code: null, signal: null }));
+    const { code, signal } = await exited;
     clearTimeout(timer);
     opts.signal.removeEventListener("abort", onAbort);
     // A hook that ended by itself may have left background processes: they die with it.

@@ -12,3 +12,4 @@ export {
 } from "./groups.js";
 export { trackProcessGroup, type TrackOptions } from "./hostExit.js";
 export { childClosed } from "./reap.js";
+export { spawnGroup, type GroupChild } from "./spawn.js";

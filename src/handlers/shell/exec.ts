@@ -1,4 +1,3 @@
-import { spawn, type ChildProcess } from "node:child_process";
 import { stat } from "node:fs/promises";
 import path from "node:path";
 import { constants } from "node:os";
@@ -6,8 +5,9 @@ import {
   childClosed,
   DEFAULT_KILL_GRACE_MS,
   killProcessGroup,
+  spawnGroup,
   terminateProcessGroup,
-  trackProcessGroup,
+  type GroupChild,
 } from "../../process/index.js";
 import { errorMessage, now, timerDelay } from "../../util/index.js";
 
@@ -90,41 +90,17 @@ export async function execCommand(opts: ExecOptions): Promise<ExecResult> {
   if (opts.signal?.aborted) {
     return { pid: undefined, exitCode: -1, signal: null, timedOut: false, aborted: true, durationMs: 0 };
   }
-  let child: ChildProcess;
+  let started: GroupChild;
   try {
-    child = spawn(program, opts.argv.slice(1), {
+    started = await spawnGroup(program, opts.argv.slice(1), {
       cwd: opts.cwd,
       env: opts.env ? { ...process.env, ...opts.env } : process.env,
-      detached: true, // setsid(): the child leads a new process group we can kill as a whole
       stdio: ["ignore", "pipe", "pipe"],
     });
   } catch (err) {
     throw startError(program, err);
   }
-  // Errors after start-up (none expected: we signal the group ourselves) must never crash the host.
-  child.on("error", () => undefined);
-  const closed = new Promise<void>((resolve) =>
-    child.once("close", () => {
-      resolve();
-    }),
-  );
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve, reject) => {
-    child.once("exit", (code, signal) => {
-      resolve({ code, signal });
-    });
-    child.once("error", reject);
-  });
-  // A spawn failure rejects `exited` too; it is reported through the `spawn` wait below.
-  exited.catch(() => undefined);
-  await new Promise<void>((resolve, reject) => {
-    child.once("spawn", resolve);
-    child.once("error", (err) => {
-      reject(startError(program, err));
-    });
-  });
-  const pgid = child.pid as number;
-  // A command is the host's foreground job: a Ctrl-C at the host's terminal is meant for it too.
-  const untrack = trackProcessGroup(pgid, { forwardHostSignals: true });
+  const { child, pgid, closed, exited, untrack } = started;
   child.stdout?.on("data", (chunk: Buffer) => opts.onOutput?.("stdout", chunk));
   child.stderr?.on("data", (chunk: Buffer) => opts.onOutput?.("stderr", chunk));
 
@@ -146,7 +122,7 @@ export async function execCommand(opts: ExecOptions): Promise<ExecResult> {
   // An abort while we waited for the `spawn` event fired no listener: act on it now.
   if (opts.signal?.aborted) onAbort();
   try {
-    const { code, signal } = await exited.catch(() => ({ code: null, signal: null }));
+    const { code, signal } = await exited;
     const durationMs = now() - start;
     clearTimeout(timer);
     opts.signal?.removeEventListener("abort", onAbort);
