@@ -283,7 +283,6 @@ export class ToolCallRuntime<Ctx = unknown> {
       this.leakTimers.delete(record);
     }
     record.deadline = DeadlineState.None;
-    this.deadlines.remove();
   }
 
   /** The call's deadline: the spec's `timeoutMs`, else the runtime's `toolTimeoutMs`. */
