@@ -89,7 +89,12 @@ async function serveHttp(service: McpToolService, port: number, version: string)
 export async function runServeMcp(opts: ServeMcpOptions & { version: string }): Promise<number> {
   const port = opts.http !== undefined ? parsePort(opts.http) : undefined;
   let service: McpToolService | undefined;
-  const session = await openSession({ ...opts, onEvent: (event) => service?.onEvent(event) });
+  const session = await openSession({
+    ...opts,
+    onEvent: (event) => service?.onEvent(event),
+    // Approvals go to the client that made the call, by elicitation when it supports it.
+    approve: (req, signal) => service?.approve(req, signal) ?? Promise.resolve(undefined),
+  });
   service = new McpToolService({
     router: session.router,
     turn: session.turn,

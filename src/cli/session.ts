@@ -107,15 +107,22 @@ const MODES: readonly string[] = ["default", "accept_edits", "read_only", "bypas
 
 /**
  * The session's permission engine: the config's `[permissions]` with `--permissions` over its
- * mode. The command answers no approvals itself (`nonInteractive`): "ask" follows the
- * no-approver rule. None when neither is given (everything allowed, as a library default).
+ * mode. Approvals go to `approve` when the command has someone to ask (serve-mcp: the client,
+ * by elicitation); otherwise "ask" follows the no-approver rule. None when neither is given
+ * (everything allowed, as a library default).
  */
-function permissionEngine(config: CliConfig, mode: string | undefined): PermissionEngine | undefined {
+function permissionEngine(
+  config: CliConfig,
+  mode: string | undefined,
+  approve: PermissionPolicy["approve"],
+): PermissionEngine | undefined {
   if (mode !== undefined && !MODES.includes(mode)) {
     throw new ConfigError(`--permissions: expected one of ${MODES.join(", ")}, got ${JSON.stringify(mode)}`);
   }
   if (config.permissions === undefined && mode === undefined) return undefined;
-  const policy: PermissionPolicy = { ...config.permissions, nonInteractive: true };
+  const policy: PermissionPolicy = approve
+    ? { ...config.permissions, approve }
+    : { ...config.permissions, nonInteractive: true };
   if (mode !== undefined) policy.mode = mode as PermissionMode;
   try {
     return new PermissionEngine(policy);
@@ -161,13 +168,18 @@ async function resolveCwd(dir: string | undefined): Promise<string> {
  * the MCP start-up stops the servers and throws `InterruptedError`.
  */
 export async function openSession(
-  opts: CommonOptions & { onEvent?: (event: ToolEvent) => void; logger?: Logger },
+  opts: CommonOptions & {
+    onEvent?: (event: ToolEvent) => void;
+    logger?: Logger;
+    /** Who answers approvals, when the command has someone to ask. */
+    approve?: PermissionPolicy["approve"];
+  },
 ): Promise<CliSession> {
   const logger = opts.logger ?? stderrLogger(opts.logLevel);
   const cwd = await resolveCwd(opts.cwd);
   const config = await loadCliConfig({ configPath: opts.configPath, dir: cwd });
   // Before any MCP server starts: a bad policy must not leave one running.
-  const permissions = permissionEngine(config, opts.permissions);
+  const permissions = permissionEngine(config, opts.permissions, opts.approve);
   const commands = new RunningCommands();
   const onEvent = (event: ToolEvent): void => {
     commands.observe(event);

@@ -34,8 +34,12 @@ export interface PermissionPolicy {
   allow?: string[];
   ask?: string[];
   deny?: string[];
-  /** Answers "ask"; without it, an `approval_request` event and `runtime.respondToApproval`. */
-  approve?: (req: ApprovalRequest, signal: AbortSignal) => Promise<ApprovalDecision>;
+  /**
+   * Answers "ask"; without it, an `approval_request` event and `runtime.respondToApproval`.
+   * Resolving undefined says nobody can answer this request (an MCP client without
+   * elicitation): the no-approver rule applies.
+   */
+  approve?: (req: ApprovalRequest, signal: AbortSignal) => Promise<ApprovalDecision | undefined>;
   /** None by default. */
   approvalTimeoutMs?: number;
   /**

@@ -145,6 +145,7 @@ async function ask(
     let answer: unknown;
     if (approve) {
       answer = await Promise.race([approve(request, waitOn), rejectOnAbort(waitOn)]);
+      if (answer === undefined) return { decision: { decision: "deny" }, by: "no_approver", text: texts.noApprover };
     } else {
       const pending = approvalBroker(turn).wait(request.callId, waitOn);
       emitEvent(turn, { type: "approval_request", callId: request.callId, toolName: request.toolName, request });

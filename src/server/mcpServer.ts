@@ -9,6 +9,8 @@ import {
 import {
   specName,
   toMcpContent,
+  type ApprovalDecision,
+  type ApprovalRequest,
   toMcpTools,
   type CustomToolCallItem,
   type FunctionCallItem,
@@ -17,6 +19,22 @@ import type { ToolRouter } from "../router/index.js";
 import { FatalToolCallError, ToolCallRuntime } from "../runtime/index.js";
 import type { ToolEvent, TurnContext } from "../turn/index.js";
 import { errorMessage, PACKAGE_VERSION } from "../util/index.js";
+
+/** Asks the MCP client that made a call to approve it (elicitation); undefined: it cannot. */
+export type ClientApprover = (req: ApprovalRequest, signal: AbortSignal) => Promise<ApprovalDecision | undefined>;
+
+const DECISION_SCHEMA = {
+  type: "object" as const,
+  properties: {
+    decision: {
+      type: "string" as const,
+      title: "Decision",
+      enum: ["allow", "allow_session", "deny"],
+      description: "allow once, allow for the rest of the session, or deny",
+    },
+  },
+  required: ["decision"],
+};
 
 /** What a proxied MCP tool reported, to pass on as `notifications/progress`. */
 export type ToolProgress = { progress: number; total?: number; message?: string };
@@ -43,6 +61,8 @@ export class McpToolService {
   private runtime: ToolCallRuntime;
   /** Progress listeners of running calls, by our call id. */
   private readonly progress = new Map<string, (p: ToolProgress) => void>();
+  /** How to ask the client behind each running call, by our call id. */
+  private readonly approvers = new Map<string, ClientApprover>();
 
   constructor(private readonly opts: McpToolServiceOptions) {
     this.runtime = this.newRuntime();
@@ -73,11 +93,21 @@ export class McpToolService {
     });
   }
 
+  /**
+   * The approver for the turn's permission engine (`PermissionPolicy.approve`): asks the
+   * client that made the call, when it supports elicitation; else nobody can answer.
+   */
+  approve(req: ApprovalRequest, signal: AbortSignal): Promise<ApprovalDecision | undefined> {
+    const ask = this.approvers.get(req.callId);
+    return ask ? ask(req, signal) : Promise.resolve(undefined);
+  }
+
   async callTool(
     name: string,
     args: Record<string, unknown>,
     signal: AbortSignal,
     onProgress?: (p: ToolProgress) => void,
+    approver?: ClientApprover,
   ): Promise<CallToolResult> {
     const { router } = this.opts;
     const spec = router.specs().find((s) => specName(s.spec) === name)?.spec;
@@ -100,6 +130,7 @@ export class McpToolService {
     // A fatal error aborts the runtime it happened in; later requests get a fresh one.
     if (this.runtime.aborted) this.runtime = this.newRuntime();
     if (onProgress) this.progress.set(callId, onProgress);
+    if (approver) this.approvers.set(callId, approver);
     try {
       const outcome = await this.runtime.handleToolCall(call, signal);
       return { content: toMcpContent(outcome.item.output), isError: !outcome.success };
@@ -108,6 +139,7 @@ export class McpToolService {
       throw err;
     } finally {
       this.progress.delete(callId);
+      this.approvers.delete(callId);
     }
   }
 
@@ -149,10 +181,22 @@ export function createMcpServer(service: McpToolService, opts: McpServerOptions 
       request.params.arguments ?? {},
       extra.signal,
       onProgress,
+      server.getClientCapabilities()?.elicitation ? (req, signal) => elicitApproval(server, req, signal) : undefined,
     );
     // Progress after its result is dropped by the client: let every notification go out first.
     await Promise.all(sent);
     return result;
   });
   return server;
+}
+
+/** An approval request as an MCP elicitation (form mode): accept with a decision, else a denial. */
+async function elicitApproval(server: Server, req: ApprovalRequest, signal: AbortSignal): Promise<ApprovalDecision> {
+  const result = await server.elicitInput(
+    { message: `Allow ${req.toolName}? ${req.reason}\n${req.summary}`, requestedSchema: DECISION_SCHEMA },
+    { signal },
+  );
+  const decision = result.content?.["decision"];
+  if (result.action !== "accept") return { decision: "deny", message: `the client answered ${result.action}` };
+  return decision === "allow" || decision === "allow_session" ? { decision } : { decision: "deny" };
 }

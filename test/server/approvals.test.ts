@@ -1,0 +1,77 @@
+import { existsSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import { ElicitRequestSchema, type CallToolResult, type ElicitRequest } from "@modelcontextprotocol/sdk/types.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  createMcpServer,
+  createToolRouter,
+  createTurnContext,
+  McpToolService,
+  PermissionEngine,
+} from "../../src/index.js";
+
+const text = (r: unknown): string =>
+  ((r as CallToolResult).content as Array<{ type: string; text?: string }>).map((c) => c.text ?? "").join("\n");
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), "server-approvals-"));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** A service whose policy asks through the client, and a real SDK client with or without elicitation. */
+async function connect(
+  answer: ((req: ElicitRequest) => { action: "accept" | "decline"; content?: object }) | undefined,
+) {
+  const router = await createToolRouter({ shell: "shell" });
+  let service!: McpToolService;
+  const permissions = new PermissionEngine({ approve: (req, signal) => service.approve(req, signal) });
+  service = new McpToolService({ router, turn: createTurnContext({ cwd: dir, permissions }) });
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await createMcpServer(service).connect(serverSide);
+  const client = new Client({ name: "test", version: "1.0.0" }, { capabilities: answer ? { elicitation: {} } : {} });
+  const asked: string[] = [];
+  if (answer) {
+    client.setRequestHandler(ElicitRequestSchema, (request) => {
+      asked.push(request.params.message);
+      return answer(request);
+    });
+  }
+  await client.connect(clientSide);
+  return { client, asked };
+}
+
+const touch = (file: string) => ({ name: "shell", arguments: { command: ["touch", file] } });
+
+describe("serve-mcp approvals (DESIGN section 13: elicitation)", () => {
+  it("asks a client that supports elicitation; its answer decides", async () => {
+    const { client, asked } = await connect((req) =>
+      req.params.message.includes("yes.txt")
+        ? { action: "accept", content: { decision: "allow" } }
+        : { action: "decline" },
+    );
+    const yes = await client.callTool(touch("yes.txt"));
+    const no = await client.callTool(touch("no.txt"));
+    expect(yes.isError).toBe(false);
+    expect(text(no)).toBe("rejected by user: the client answered decline");
+    expect(asked[0]).toMatch(/^Allow shell\? .+\ntouch yes\.txt$/);
+    expect(existsSync(path.join(dir, "yes.txt"))).toBe(true);
+    expect(existsSync(path.join(dir, "no.txt"))).toBe(false);
+    await client.close();
+  });
+
+  it("a client without elicitation gets the no-approver answer", async () => {
+    const { client } = await connect(undefined);
+    const result = await client.callTool(touch("never.txt"));
+    expect(result.isError).toBe(true);
+    expect(text(result)).toBe("rejected: this call needs approval and no approver is configured");
+    expect(existsSync(path.join(dir, "never.txt"))).toBe(false);
+    await client.close();
+  });
+});
