@@ -31,6 +31,7 @@ export async function policyStage<Ctx>(
   tool: RegisteredTool<Ctx>,
   invocation: Invocation<Ctx>,
   mutating: boolean,
+  risk: unknown,
 ): Promise<PolicyOutcome<Ctx>> {
   const { turn, toolName, callId } = invocation;
   const hooks: Hooks | undefined = turn.hooks ? hooksFor(turn.hooks) : undefined;
@@ -64,6 +65,7 @@ export async function policyStage<Ctx>(
     subject: handler.policySubject?.(invocation),
     mutating,
     cwd: turn.cwd,
+    risk,
   };
   if (policyCall.subject?.paths && mutating) policyCall.fileEdit = true;
   if (handler.matchRule) {

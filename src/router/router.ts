@@ -72,7 +72,12 @@ export class ToolRouter<Ctx = unknown> {
   }
 
   /** Every tool offered to the model now: registered specs, then the MCP tools listed now. */
-  specs(): ConfiguredToolSpec[] {
+  specs(opts: { riskField?: boolean } = {}): ConfiguredToolSpec[] {
+    const all = this.allSpecs();
+    return opts.riskField === true ? all.map((c) => this.withRiskField(c)) : all;
+  }
+
+  private allSpecs(): ConfiguredToolSpec[] {
     if (!this.mcp) return [...this.configuredSpecs];
     const mcpSpecs = this.mcp.configuredSpecs().filter((c) => {
       const name = specName(c.spec);
@@ -87,6 +92,28 @@ export class ToolRouter<Ctx = unknown> {
       return false;
     });
     return [...this.configuredSpecs, ...mcpSpecs];
+  }
+
+  /**
+   * With `PermissionPolicy.riskField` (OpenHands' risk prediction), the schema of every tool that
+   * may change things (its handler classifies calls, or the spec is not `readOnlyHint`) gains a
+   * required `security_risk`, which dispatch strips before the tool's own validation.
+   */
+  private withRiskField(configured: ConfiguredToolSpec): ConfiguredToolSpec {
+    const { spec } = configured;
+    if (spec.type !== "function" || !this.mayMutate(spec.name, spec.annotations?.readOnlyHint)) return configured;
+    const properties = {
+      ...(spec.parameters["properties"] as Record<string, unknown> | undefined),
+      security_risk: RISK_PROPERTY,
+    };
+    const required = [...((spec.parameters["required"] as string[] | undefined) ?? []), "security_risk"];
+    return { ...configured, spec: { ...spec, parameters: { ...spec.parameters, properties, required } } };
+  }
+
+  private mayMutate(toolName: string, readOnlyHint: boolean | undefined): boolean {
+    const registered = this.registry.lookup(toolName);
+    if (registered) return registered.handler.isMutating !== undefined && readOnlyHint !== true;
+    return this.mcp?.resolve(toolName)?.annotations?.readOnlyHint !== true;
   }
 
   /** Null for items that are not tool calls; throws `FunctionCallError` for broken tool items. */
@@ -186,11 +213,13 @@ export class ToolRouter<Ctx = unknown> {
         if (!handlerMatchesKind(handler, call.payload)) {
           throw FunctionCallError.fatal(texts.incompatiblePayload(call.toolName));
         }
+        // With the risk field on, the model's `security_risk` is the policy's, not the tool's.
+        const risk = turn.permissions?.riskField === true ? takeRisk(call) : undefined;
         let invocation = new Invocation(call, invocationArgs(call, resolved.validate), opts);
         const mutating = handler.isMutating ? await handler.isMutating(invocation) : false;
         // With no policy configured this costs one property read.
         if (turn.permissions !== undefined || turn.hooks !== undefined) {
-          const passed = await policyStage(resolved, invocation, mutating);
+          const passed = await policyStage(resolved, invocation, mutating, risk);
           if (!("invocation" in passed)) return failure(call, passed.text, turn, timing, passed.abortTurn);
           invocation = passed.invocation;
         }
@@ -301,4 +330,32 @@ function runMiddleware<Ctx>(tool: RegisteredTool<Ctx>, invocation: Invocation<Ct
     });
   };
   return step(0, invocation);
+}
+
+const RISK_PROPERTY = {
+  type: "string",
+  enum: ["low", "medium", "high"],
+  description: "How risky this call is: what could go wrong if it runs (low, medium or high).",
+};
+
+/**
+ * Removes `security_risk` from a function call's arguments (rewriting the payload the tool
+ * validates and sees) and returns it; undefined when absent or not parseable.
+ */
+function takeRisk(call: ToolCall): unknown {
+  const payload = call.payload;
+  if (payload.kind !== "function" && payload.kind !== "mcp") return undefined;
+  const raw = payload.kind === "function" ? payload.arguments : payload.rawArguments;
+  let args: unknown;
+  try {
+    args = JSON.parse(raw);
+  } catch {
+    return undefined;
+  }
+  if (typeof args !== "object" || args === null || Array.isArray(args) || !("security_risk" in args)) return undefined;
+  const { security_risk: risk, ...rest } = args as Record<string, unknown>;
+  const stripped = JSON.stringify(rest);
+  if (payload.kind === "function") payload.arguments = stripped;
+  else payload.rawArguments = stripped;
+  return risk;
 }

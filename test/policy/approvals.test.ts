@@ -183,3 +183,45 @@ describe("approvals through the runtime (DESIGN section 11)", () => {
     expect(existsSync(path.join(dir, "w.txt"))).toBe(false);
   });
 });
+
+describe("the risk field (DESIGN section 11, OpenHands' risk prediction)", () => {
+  it("mutating tools' schemas gain a required security_risk; read-only tools' do not", () => {
+    const specs = router.specs({ riskField: true });
+    const params = (name: string) => specs.find((s) => s.spec.type === "function" && s.spec.name === name)?.spec;
+    expect(params("shell")).toMatchObject({
+      parameters: {
+        required: ["command", "security_risk"],
+        properties: { security_risk: { enum: ["low", "medium", "high"] } },
+      },
+    });
+    expect(JSON.stringify(params("read_file"))).not.toContain("security_risk");
+    expect(JSON.stringify(router.specs())).not.toContain("security_risk");
+  });
+
+  it("askAtRisk turns the mode's allow into ask at or above the level; the field is stripped before the tool sees it", async () => {
+    const asked: string[] = [];
+    const engine = new PermissionEngine({
+      mode: "bypass",
+      riskField: true,
+      askAtRisk: "medium",
+      approve: async (req) => {
+        asked.push(req.callId);
+        return { decision: "deny", message: "too risky" };
+      },
+    });
+    const runtime = new ToolCallRuntime(router, createTurnContext({ cwd: dir, permissions: engine }));
+    const risky = (callId: string, file: string, risk?: string) => ({
+      type: "function_call",
+      call_id: callId,
+      name: "shell",
+      arguments: JSON.stringify({ command: ["touch", file], ...(risk !== undefined && { security_risk: risk }) }),
+    });
+    runtime.submit(risky("low", "low.txt", "low"));
+    runtime.submit(risky("high", "high.txt", "high"));
+    runtime.submit(risky("missing", "missing.txt"));
+    const out = (await runtime.drain()).map((o) => text(o).split("\n")[0]);
+    expect(out).toEqual(["Exit code: 0", "rejected by user: too risky", "rejected by user: too risky"]);
+    expect(asked).toEqual(["high", "missing"]);
+    expect(existsSync(path.join(dir, "low.txt"))).toBe(true);
+  });
+});
