@@ -14,9 +14,10 @@ import { validateArguments, type RegisteredTool, type ToolInvocation } from "../
 import { approvalBroker, emitEvent, type TurnContext } from "../turn/index.js";
 import { errorText } from "../util/index.js";
 import type { Invocation } from "./invocation.js";
+import type { DispatchOptions } from "./router.js";
 
 /** What the policy stage lets through: the invocation (its arguments maybe rewritten by a hook), or the answer. */
-export type PolicyOutcome<Ctx> = { invocation: Invocation<Ctx> } | { text: string; abortTurn?: boolean };
+export type PolicyOutcome<Ctx> = { invocation: Invocation<Ctx> } | { text: string };
 
 const SUMMARY_CHARS = 500;
 const DECISIONS = new Set(["allow", "allow_session", "deny", "abort"]);
@@ -32,6 +33,7 @@ export async function policyStage<Ctx>(
   invocation: Invocation<Ctx>,
   mutating: boolean,
   risk: unknown,
+  dispatch: Pick<DispatchOptions<Ctx>, "abortTurn">,
 ): Promise<PolicyOutcome<Ctx>> {
   const { turn, toolName, callId } = invocation;
   const hooks: Hooks | undefined = turn.hooks ? hooksFor(turn.hooks) : undefined;
@@ -108,8 +110,12 @@ export async function policyStage<Ctx>(
       if (rule !== undefined) engine?.rememberSession(rule);
       return { invocation };
     }
-    case "abort":
-      return { text: texts.rejectedByUser(decision.message), abortTurn: true };
+    case "abort": {
+      // At the moment of the decision: no other call may start after a person said abort.
+      const text = texts.rejectedByUser(decision.message);
+      dispatch.abortTurn?.(text);
+      return { text };
+    }
     default:
       return { text: text ?? texts.rejectedByUser(decision.message) };
   }

@@ -41,14 +41,17 @@ export interface DispatchOptions<Ctx> {
    * `tool_call_begin` here and keeps the invocation for the handler's `abortedOutput`.
    */
   onStart?(invocation: ToolInvocation<Ctx>, startedAt: number): void;
+  /**
+   * A person answered "abort": the call is answered with `text` and the turn ends now, before
+   * any other call can start (the runtime's `abort`).
+   */
+  abortTurn?(text: string): void;
 }
 
 export interface DispatchResult {
   item: ResponseInputItem;
   success: boolean;
   timing: { gateWaitMs: number; handlerMs: number };
-  /** A person answered "abort": the runtime ends the turn after this call's answer. */
-  abortTurn?: boolean;
 }
 
 /**
@@ -219,8 +222,8 @@ export class ToolRouter<Ctx = unknown> {
         const mutating = handler.isMutating ? await handler.isMutating(invocation) : false;
         // With no policy configured this costs one property read.
         if (turn.permissions !== undefined || turn.hooks !== undefined) {
-          const passed = await policyStage(resolved, invocation, mutating, risk);
-          if (!("invocation" in passed)) return failure(call, passed.text, turn, timing, passed.abortTurn);
+          const passed = await policyStage(resolved, invocation, mutating, risk, opts);
+          if (!("invocation" in passed)) return failure(call, passed.text, turn, timing);
           invocation = passed.invocation;
         }
         if (mutating) {
@@ -302,15 +305,9 @@ function invocationArgs(call: ToolCall, validate: ArgumentValidator | null): unk
 }
 
 /** A failure answer, bounded like every other output. */
-function failure(
-  call: ToolCall,
-  text: string,
-  turn: TurnContext,
-  timing: DispatchResult["timing"],
-  abortTurn?: boolean,
-): DispatchResult {
+function failure(call: ToolCall, text: string, turn: TurnContext, timing: DispatchResult["timing"]): DispatchResult {
   const item = responseItemFor(call.callId, call.payload.kind, truncateBody(text, turn.truncationPolicy));
-  return abortTurn ? { item, success: false, timing, abortTurn } : { item, success: false, timing };
+  return { item, success: false, timing };
 }
 
 /**

@@ -54,6 +54,7 @@ export class CallRecord<Ctx> implements DispatchOptions<Ctx> {
     readonly submittedAt: number,
     readonly turn: TurnContext,
     readonly context: Ctx,
+    private readonly owner: { abortTurnFrom(record: CallRecord<Ctx>, text: string): void },
   ) {
     this.outcome = new Promise((resolve) => (this.resolve = resolve));
   }
@@ -78,6 +79,10 @@ export class CallRecord<Ctx> implements DispatchOptions<Ctx> {
     if (this.abortReason !== undefined) return;
     this.abortReason = reason;
     this.controller?.abort(reason);
+  }
+
+  abortTurn(text: string): void {
+    this.owner.abortTurnFrom(this, text);
   }
 
   onStart(invocation: ToolInvocation<Ctx>, startedAt: number): void {

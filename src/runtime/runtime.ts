@@ -73,6 +73,13 @@ export class ToolCallRuntime<Ctx = unknown> {
   private readonly shortestTimeoutMs: number;
   /** Expired calls' leak-grace timers (rare: only calls that passed their deadline). */
   private readonly leakTimers = new Map<CallRecord<Ctx>, NodeJS.Timeout>();
+  /** What a call may ask of its runtime: a person answered "abort", so answer it and end the turn. */
+  private readonly callOwner = {
+    abortTurnFrom: (record: CallRecord<Ctx>, text: string): void => {
+      this.answer(record, text, false);
+      this.abort(texts.abortedByUser);
+    },
+  };
 
   constructor(
     private readonly router: ToolRouter<Ctx>,
@@ -144,6 +151,7 @@ export class ToolCallRuntime<Ctx = unknown> {
       submittedAt,
       this.turn,
       this.context,
+      this.callOwner,
     );
     this.pending.push(record);
     const reason = messageOf(built.error);
@@ -210,6 +218,7 @@ export class ToolCallRuntime<Ctx = unknown> {
       submittedAt,
       this.turn,
       this.context,
+      this.callOwner,
     );
     if (this.aborted || callSignal?.aborted) {
       record.abortSignal(this.abortReason ?? (callSignal ? abortReason(callSignal) : texts.abortedByUser));
@@ -258,7 +267,6 @@ export class ToolCallRuntime<Ctx = unknown> {
       this.deadlines.add(record.lockGrantedAt + this.shortestTimeoutMs);
       const result = await this.router.dispatch(call, record);
       this.finish(record, result.item, result.success, false, result.timing);
-      if (result.abortTurn) this.abort(texts.abortedByUser);
     } catch (err) {
       this.finishWithError(record, err);
     } finally {
