@@ -143,8 +143,8 @@ describe("PermissionEngine.decide: modes", () => {
     });
 
     it("uses the given writable roots, resolved against cwd", () => {
-      const roots = { writableRoots: ["/tmp/scratch", "../shared"] };
-      expect(e.decide(edit(["/tmp/scratch/x", "../shared/y"], roots)).decision).toBe("allow");
+      const roots = { writableRoots: ["/tmp/scratch", "../sibling"] };
+      expect(e.decide(edit(["/tmp/scratch/x", "../sibling/y"], roots)).decision).toBe("allow");
       expect(e.decide(edit(["src/a.ts"], roots)).decision).toBe("ask"); // cwd is no longer a root
       expect(e.decide(edit(["/tmp/scratchpad/x"], roots)).decision).toBe("ask"); // a sibling, not inside
     });

@@ -135,8 +135,8 @@ const ROWS: Row[] = [
   ["deny: **-leading outside cwd", "read_file(**/secret*)", files(["/etc/secret.txt"]), "deny", true],
   ["deny: no-slash glob outside cwd", "read_file(*.pem)", files(["../keys/a.pem"]), "deny", true],
   ["deny: anchored glob stays in cwd", "read_file(src/**)", files(["../src/a.ts"]), "deny", false],
-  ["../ glob beside cwd", "read_file(../shared/**)", files(["../shared/DESIGN.md"]), "allow", true],
-  ["../ glob, absolute path", "read_file(../shared/**)", files(["/shared/DESIGN.md"]), "allow", true],
+  ["../ glob beside cwd", "read_file(../sibling/**)", files(["../sibling/DESIGN.md"]), "allow", true],
+  ["../ glob, absolute path", "read_file(../sibling/**)", files(["/sibling/DESIGN.md"]), "allow", true],
   ["~/ is the home directory", "read_file(~/.ssh/**)", files([`${os.homedir()}/.ssh/id_rsa`]), "deny", true],
   ["allow: *.md not outside cwd", "read_file(*.md)", files(["/etc/motd.md"]), "allow", false],
   // MCP wildcards and plugin tools
