@@ -20,12 +20,15 @@ export function responseItemFor(callId: string, kind: PayloadKind, body: string 
   }
 }
 
-/** A handler's output, checked and reduced to what every answer needs. */
+/**
+ * A handler's output, checked and reduced to what every answer needs. A function output is
+ * its own body (no copy on the hot path): `success` defaults to true, `bounded` to false.
+ */
 export interface OutputBody {
   body: string | ContentItem[];
-  success: boolean;
+  success?: boolean | undefined;
   /** The handler already applied the truncation policy. */
-  bounded: boolean;
+  bounded?: boolean | undefined;
 }
 
 const isContentItem = (v: unknown): v is ContentItem =>
@@ -46,7 +49,7 @@ export function outputBody(output: ToolOutput): OutputBody | string {
       return "body must be a string or an array of input_text / input_image items";
     }
     if (success !== undefined && typeof success !== "boolean") return "success must be a boolean";
-    return { body, success: success ?? true, bounded: (output as { bounded?: unknown }).bounded === true };
+    return output as OutputBody;
   }
   if (kind !== "mcp") return `unknown kind ${JSON.stringify(String(kind))}`;
   const result: unknown = (output as { result?: unknown }).result;

@@ -231,7 +231,7 @@ export async function postToolUse<Ctx>(
     toolName,
     toolInput: invocation.args,
     toolUseId: invocation.callId,
-    toolResponse: { output: body.body, success: body.success },
+    toolResponse: { output: body.body, success: body.success !== false },
     cwd: turn.cwd,
     signal: invocation.signal,
     logger: turn.logger,

@@ -265,8 +265,8 @@ export class ToolRouter<Ctx = unknown> {
     turn: TurnContext,
     timing: DispatchResult["timing"],
   ): DispatchResult {
-    const bounded = body.bounded ? body.body : truncateBody(body.body, turn.truncationPolicy);
-    return { item: responseItemFor(call.callId, call.payload.kind, bounded), success: body.success, timing };
+    const bounded = body.bounded === true ? body.body : truncateBody(body.body, turn.truncationPolicy);
+    return { item: responseItemFor(call.callId, call.payload.kind, bounded), success: body.success !== false, timing };
   }
 
   /** `dispatch(...).item`. */

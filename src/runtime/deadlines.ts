@@ -1,34 +1,50 @@
 import { now, timerDelay } from "../util/index.js";
 
+/** A runtime whose running calls have deadlines: the wheel asks it to expire what is due. */
+export interface DeadlineOwner {
+  /** Expires the calls due at `at`; returns its next deadline (Infinity: none). */
+  sweepDeadlines(at: number): number;
+}
+
 /**
- * One timer for every running call's deadline, rather than one per call: a timer costs about
- * as much as the rest of a call's overhead. It is armed for the earliest deadline it was told
- * of, and when it fires `sweep` expires what is due and says when to look next. It never keeps
- * the process alive by itself: toggling a timer's ref on every call costs a native call each
- * time, and a process with nothing else to do has nobody waiting for the answer.
+ * One timer for every running call's deadline in the process, rather than one per call or per
+ * runtime: a timer costs about as much as the rest of a call's overhead. A runtime is held
+ * only while it has running calls (`watch` when its first starts, `unwatch` when its last
+ * ends), so an idle or finished runtime is never kept in memory by it. The timer never keeps
+ * the process alive by itself.
  */
-export class DeadlineTimer {
-  private timer: NodeJS.Timeout | undefined;
-  private armedAt = Infinity;
+function createDeadlineWheel(): {
+  watch(owner: DeadlineOwner, at: number): void;
+  unwatch(owner: DeadlineOwner): void;
+} {
+  const owners = new Set<DeadlineOwner>();
+  let timer: NodeJS.Timeout | undefined;
+  let armedAt = Infinity;
 
-  /** `sweep` expires the calls that are due and returns the next deadline (Infinity: none). */
-  constructor(private readonly sweep: (at: number) => number) {}
+  const arm = (at: number): void => {
+    clearTimeout(timer);
+    armedAt = at;
+    timer = setTimeout(fire, timerDelay(at - now())).unref();
+  };
 
-  /** A call started: its deadline is at `at` (ms, `now()` clock) or later. */
-  add(at: number): void {
-    if (at < this.armedAt) this.arm(at);
-  }
+  const fire = (): void => {
+    armedAt = Infinity;
+    timer = undefined;
+    const at = now();
+    let next = Infinity;
+    for (const owner of owners) next = Math.min(next, owner.sweepDeadlines(at));
+    if (next < Infinity) arm(next);
+  };
 
-  private arm(at: number): void {
-    clearTimeout(this.timer);
-    this.armedAt = at;
-    this.timer = setTimeout(this.fire, timerDelay(at - now())).unref();
-  }
-
-  private readonly fire = (): void => {
-    this.armedAt = Infinity;
-    this.timer = undefined;
-    const next = this.sweep(now());
-    if (next < Infinity) this.arm(next);
+  return {
+    watch(owner, at) {
+      owners.add(owner);
+      if (at < armedAt) arm(at);
+    },
+    unwatch(owner) {
+      owners.delete(owner);
+    },
   };
 }
+
+export const deadlineWheel = createDeadlineWheel();

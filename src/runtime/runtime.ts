@@ -18,7 +18,7 @@ import {
   type TurnContext,
 } from "../turn/index.js";
 import { errorText, now, timerDelay } from "../util/index.js";
-import { DeadlineTimer } from "./deadlines.js";
+import { deadlineWheel, type DeadlineOwner } from "./deadlines.js";
 import { CallRecord, DeadlineState, type ToolCallOutcome } from "./callRecord.js";
 import { FatalToolCallError } from "./errors.js";
 import { SharedExclusiveLock } from "./lock.js";
@@ -68,7 +68,9 @@ export class ToolCallRuntime<Ctx = unknown> {
   private fatal: { callId: string; message: string; reported: boolean } | undefined;
   private readonly toolTimeoutMs: number;
   private readonly leakGraceMs: number;
-  private readonly deadlines = new DeadlineTimer((at) => this.sweepDeadlines(at));
+  private readonly deadlineOwner: DeadlineOwner = { sweepDeadlines: (at) => this.sweepDeadlines(at) };
+  /** Calls holding a live deadline: the wheel watches this runtime while there are any. */
+  private liveDeadlines = 0;
   /** `toolTimeoutMs`, or a spec's shorter one: when the deadline timer may first be due. */
   private readonly shortestTimeoutMs: number;
   /** Expired calls' leak-grace timers (rare: only calls that passed their deadline). */
@@ -264,7 +266,10 @@ export class ToolCallRuntime<Ctx = unknown> {
       // The deadline counts from the handler's start, which is no earlier than this.
       record.deadline = DeadlineState.Live;
       // The shortest deadline any tool has: the sweep finds each call's own (no lookup per call).
-      this.deadlines.add(record.lockGrantedAt + this.shortestTimeoutMs);
+      // The first live call, or one due earlier than any known (the wheel only compares then).
+      if (this.liveDeadlines++ === 0 || this.shortestTimeoutMs < this.toolTimeoutMs) {
+        deadlineWheel.watch(this.deadlineOwner, record.lockGrantedAt + this.shortestTimeoutMs);
+      }
       const result = await this.router.dispatch(call, record);
       this.finish(record, result.item, result.success, false, result.timing);
     } catch (err) {
@@ -291,6 +296,7 @@ export class ToolCallRuntime<Ctx = unknown> {
       this.leakTimers.delete(record);
     }
     record.deadline = DeadlineState.None;
+    if (--this.liveDeadlines === 0) deadlineWheel.unwatch(this.deadlineOwner);
   }
 
   /** The call's deadline: the spec's `timeoutMs`, else the runtime's `toolTimeoutMs`. */
