@@ -68,9 +68,13 @@ export class ToolCallRuntime<Ctx = unknown> {
   private fatal: { callId: string; message: string; reported: boolean } | undefined;
   private readonly toolTimeoutMs: number;
   private readonly leakGraceMs: number;
-  private readonly deadlineOwner: DeadlineOwner = { sweepDeadlines: (at) => this.sweepDeadlines(at) };
-  /** Calls holding a live deadline: the wheel watches this runtime while there are any. */
+  /** Calls holding a live deadline. */
   private liveDeadlines = 0;
+  private readonly deadlineOwner: DeadlineOwner = {
+    sweepDeadlines: (at) => this.sweepDeadlines(at),
+    idle: () => this.liveDeadlines === 0,
+    watched: false,
+  };
   /** `toolTimeoutMs`, or a spec's shorter one: when the deadline timer may first be due. */
   private readonly shortestTimeoutMs: number;
   /** Expired calls' leak-grace timers (rare: only calls that passed their deadline). */
@@ -266,10 +270,8 @@ export class ToolCallRuntime<Ctx = unknown> {
       // The deadline counts from the handler's start, which is no earlier than this.
       record.deadline = DeadlineState.Live;
       // The shortest deadline any tool has: the sweep finds each call's own (no lookup per call).
-      // The first live call, or one due earlier than any known (the wheel only compares then).
-      if (this.liveDeadlines++ === 0 || this.shortestTimeoutMs < this.toolTimeoutMs) {
-        deadlineWheel.watch(this.deadlineOwner, record.lockGrantedAt + this.shortestTimeoutMs);
-      }
+      this.liveDeadlines++;
+      deadlineWheel.watch(this.deadlineOwner, record.lockGrantedAt + this.shortestTimeoutMs);
       const result = await this.router.dispatch(call, record);
       this.finish(record, result.item, result.success, false, result.timing);
     } catch (err) {
@@ -296,7 +298,7 @@ export class ToolCallRuntime<Ctx = unknown> {
       this.leakTimers.delete(record);
     }
     record.deadline = DeadlineState.None;
-    if (--this.liveDeadlines === 0) deadlineWheel.unwatch(this.deadlineOwner);
+    this.liveDeadlines--;
   }
 
   /** The call's deadline: the spec's `timeoutMs`, else the runtime's `toolTimeoutMs`. */
