@@ -17,9 +17,9 @@ import {
   type DynamicToolResponse,
   type TurnContext,
 } from "../turn/index.js";
-import { errorText, now, timerDelay } from "../util/index.js";
-import { deadlineWheel, type DeadlineOwner } from "./deadlines.js";
-import { CallRecord, DeadlineState, type ToolCallOutcome } from "./callRecord.js";
+import { errorText, now } from "../util/index.js";
+import { CallDeadlines } from "./callDeadlines.js";
+import { CallRecord, type ToolCallOutcome } from "./callRecord.js";
 import { FatalToolCallError } from "./errors.js";
 import { SharedExclusiveLock } from "./lock.js";
 
@@ -66,19 +66,7 @@ export class ToolCallRuntime<Ctx = unknown> {
   private pending: CallRecord<Ctx>[] = [];
   private abortReason: string | undefined;
   private fatal: { callId: string; message: string; reported: boolean } | undefined;
-  private readonly toolTimeoutMs: number;
-  private readonly leakGraceMs: number;
-  /** Calls holding a live deadline. */
-  private liveDeadlines = 0;
-  private readonly deadlineOwner: DeadlineOwner = {
-    sweepDeadlines: (at) => this.sweepDeadlines(at),
-    idle: () => this.liveDeadlines === 0,
-    watched: false,
-  };
-  /** `toolTimeoutMs`, or a spec's shorter one: when the deadline timer may first be due. */
-  private readonly shortestTimeoutMs: number;
-  /** Expired calls' leak-grace timers (rare: only calls that passed their deadline). */
-  private readonly leakTimers = new Map<CallRecord<Ctx>, NodeJS.Timeout>();
+  private readonly deadlines: CallDeadlines<Ctx>;
   /** What a call may ask of its runtime: a person answered "abort", so answer it and end the turn. */
   private readonly callOwner = {
     abortTurnFrom: (record: CallRecord<Ctx>, text: string): void => {
@@ -98,9 +86,22 @@ export class ToolCallRuntime<Ctx = unknown> {
     }
     this.lock = new SharedExclusiveLock(max);
     this.context = opts.context as Ctx;
-    this.toolTimeoutMs = positive("toolTimeoutMs", opts.toolTimeoutMs, 600_000);
-    this.leakGraceMs = positive("leakGraceMs", opts.leakGraceMs, 5_000);
-    this.shortestTimeoutMs = Math.min(this.toolTimeoutMs, router.shortestToolTimeoutMs() ?? Infinity);
+    this.deadlines = new CallDeadlines<Ctx>(
+      {
+        turn,
+        running: () => this.running,
+        specTimeoutMs: (toolName) => router.toolTimeoutMs(toolName),
+        answer: (record, text) => {
+          this.answer(record, text, false);
+        },
+        releaseSlot: (record) => {
+          this.releaseSlot(record);
+        },
+      },
+      positive("toolTimeoutMs", opts.toolTimeoutMs, 600_000),
+      positive("leakGraceMs", opts.leakGraceMs, 5_000),
+      router.shortestToolTimeoutMs(),
+    );
     const external = opts.signal;
     if (external) {
       if (external.aborted) this.abort(abortReason(external));
@@ -267,11 +268,7 @@ export class ToolCallRuntime<Ctx = unknown> {
       }
       // Aborted while queued: it never starts, and its turn in the queue ends here.
       if (record.settled || record.aborted) return;
-      // The deadline counts from the handler's start, which is no earlier than this.
-      record.deadline = DeadlineState.Live;
-      // The shortest deadline any tool has: the sweep finds each call's own (no lookup per call).
-      this.liveDeadlines++;
-      deadlineWheel.watch(this.deadlineOwner, record.lockGrantedAt + this.shortestTimeoutMs);
+      this.deadlines.start(record);
       const result = await this.router.dispatch(call, record);
       this.finish(record, result.item, result.success, false, result.timing);
     } catch (err) {
@@ -280,7 +277,7 @@ export class ToolCallRuntime<Ctx = unknown> {
       // The slot is released only when the handler has settled, aborted or not (unless it
       // was released as leaked after its deadline).
       this.running.delete(record);
-      this.endDeadline(record);
+      this.deadlines.end(record);
       this.releaseSlot(record);
     }
   }
@@ -289,60 +286,6 @@ export class ToolCallRuntime<Ctx = unknown> {
     const release = record.release;
     record.release = undefined;
     release?.();
-  }
-
-  private endDeadline(record: CallRecord<Ctx>): void {
-    if (record.deadline === DeadlineState.None) return;
-    if (record.deadline === DeadlineState.Expired) {
-      clearTimeout(this.leakTimers.get(record));
-      this.leakTimers.delete(record);
-    }
-    record.deadline = DeadlineState.None;
-    this.liveDeadlines--;
-  }
-
-  /** The call's deadline: the spec's `timeoutMs`, else the runtime's `toolTimeoutMs`. */
-  private timeoutOf(record: CallRecord<Ctx>): number {
-    return this.router.toolTimeoutMs(record.toolName) ?? this.toolTimeoutMs;
-  }
-
-  /** Expires the running calls whose deadline is due; returns the next deadline. */
-  private sweepDeadlines(at: number): number {
-    let next = Infinity;
-    for (const record of this.running) {
-      if (record.deadline !== DeadlineState.Live) continue;
-      // Not started yet (waiting for approval or the gate): look again one deadline later.
-      const due = (record.startedAt ?? at) + this.timeoutOf(record);
-      if (due > at) next = Math.min(next, due);
-      else this.expire(record);
-    }
-    return next;
-  }
-
-  /**
-   * The deadline passed (DESIGN section 11): the call is answered, its signal aborts with a
-   * `TimeoutError`, and its slot is released when the handler settles or `leakGraceMs` later,
-   * whichever is first; releasing early is reported as `tool_call_leaked`.
-   */
-  private expire(record: CallRecord<Ctx>): void {
-    record.deadline = DeadlineState.Expired;
-    const timeoutMs = this.timeoutOf(record);
-    this.answer(record, texts.deadline(record.toolName, timeoutMs), false);
-    const timeout = new Error(`deadline of ${timeoutMs} ms passed`);
-    timeout.name = "TimeoutError";
-    record.abortSignal(timeout);
-    const leak = setTimeout(() => {
-      if (!record.release) return;
-      const { callId, toolName } = record;
-      this.turn.logger.warn(
-        { callId, toolName, timeoutMs },
-        "a handler ignored its deadline; its lock slot is released",
-      );
-      emitEvent(this.turn, { type: "tool_call_leaked", callId, toolName, timeoutMs });
-      this.endDeadline(record);
-      this.releaseSlot(record);
-    }, timerDelay(this.leakGraceMs));
-    this.leakTimers.set(record, leak);
   }
 
   /** A fatal error ends the turn; anything else answers `tool {name} failed: ...`. Never throws. */

@@ -1,0 +1,105 @@
+import { texts } from "../protocol/index.js";
+import { emitEvent, type TurnContext } from "../turn/index.js";
+import { timerDelay } from "../util/index.js";
+import { DeadlineState, type CallRecord } from "./callRecord.js";
+import { deadlineWheel, type DeadlineOwner } from "./deadlines.js";
+
+/** What the deadlines need from their runtime. */
+export interface DeadlineHost<Ctx> {
+  readonly turn: TurnContext;
+  /** The calls whose handler may still run. */
+  running(): Iterable<CallRecord<Ctx>>;
+  /** A tool's own deadline (`pushSpec(spec, { timeoutMs })`), if it sets one. */
+  specTimeoutMs(toolName: string): number | undefined;
+  /** Answers the call with `text` (not as aborted). */
+  answer(record: CallRecord<Ctx>, text: string): void;
+  /** Gives the call's lock slot back, once. */
+  releaseSlot(record: CallRecord<Ctx>): void;
+}
+
+/**
+ * One runtime's call deadlines (DESIGN section 11): every call has one, the spec's `timeoutMs`
+ * or the runtime's `toolTimeoutMs`, counted from the handler's start. Per call this is a
+ * counter and a comparison; the process-wide wheel does the timing.
+ */
+export class CallDeadlines<Ctx> implements DeadlineOwner {
+  watched = false;
+  private live = 0;
+  /** `toolTimeoutMs`, or a spec's shorter one: when a call may first be due. */
+  private readonly shortest: number;
+  /** Expired calls' leak-grace timers (rare: only calls that passed their deadline). */
+  private readonly leakTimers = new Map<CallRecord<Ctx>, NodeJS.Timeout>();
+
+  constructor(
+    private readonly host: DeadlineHost<Ctx>,
+    private readonly toolTimeoutMs: number,
+    private readonly leakGraceMs: number,
+    shortestSpecTimeoutMs: number | undefined,
+  ) {
+    this.shortest = Math.min(toolTimeoutMs, shortestSpecTimeoutMs ?? Infinity);
+  }
+
+  /** The call holds its slot and is about to start: its deadline is live. */
+  start(record: CallRecord<Ctx>): void {
+    record.deadline = DeadlineState.Live;
+    this.live++;
+    // The shortest deadline any tool has: the sweep finds each call's own (no lookup per call).
+    deadlineWheel.watch(this, (record.lockGrantedAt ?? 0) + this.shortest);
+  }
+
+  /** The handler settled (or the call was released as leaked): its deadline is over. */
+  end(record: CallRecord<Ctx>): void {
+    if (record.deadline === DeadlineState.None) return;
+    if (record.deadline === DeadlineState.Expired) {
+      clearTimeout(this.leakTimers.get(record));
+      this.leakTimers.delete(record);
+    }
+    record.deadline = DeadlineState.None;
+    this.live--;
+  }
+
+  idle(): boolean {
+    return this.live === 0;
+  }
+
+  /** Expires the running calls whose deadline is due; returns the next deadline. */
+  sweepDeadlines(at: number): number {
+    let next = Infinity;
+    for (const record of this.host.running()) {
+      if (record.deadline !== DeadlineState.Live) continue;
+      // Not started yet (waiting for approval or the gate): look again one deadline later.
+      const due = (record.startedAt ?? at) + this.timeoutOf(record);
+      if (due > at) next = Math.min(next, due);
+      else this.expire(record);
+    }
+    return next;
+  }
+
+  private timeoutOf(record: CallRecord<Ctx>): number {
+    return this.host.specTimeoutMs(record.toolName) ?? this.toolTimeoutMs;
+  }
+
+  /**
+   * The deadline passed: the call is answered, its signal aborts with a `TimeoutError`, and its
+   * slot is released when the handler settles or `leakGraceMs` later, whichever is first;
+   * releasing early is reported as `tool_call_leaked`.
+   */
+  private expire(record: CallRecord<Ctx>): void {
+    record.deadline = DeadlineState.Expired;
+    const timeoutMs = this.timeoutOf(record);
+    this.host.answer(record, texts.deadline(record.toolName, timeoutMs));
+    const timeout = new Error(`deadline of ${timeoutMs} ms passed`);
+    timeout.name = "TimeoutError";
+    record.abortSignal(timeout);
+    const leak = setTimeout(() => {
+      if (!record.release) return;
+      const { callId, toolName } = record;
+      const { turn } = this.host;
+      turn.logger.warn({ callId, toolName, timeoutMs }, "a handler ignored its deadline; its lock slot is released");
+      emitEvent(turn, { type: "tool_call_leaked", callId, toolName, timeoutMs });
+      this.end(record);
+      this.host.releaseSlot(record);
+    }, timerDelay(this.leakGraceMs));
+    this.leakTimers.set(record, leak);
+  }
+}
