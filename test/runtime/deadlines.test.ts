@@ -28,25 +28,32 @@ function hung(seen: { reason?: unknown }, settle?: Promise<void>): ToolHandler {
   };
 }
 
+/** A runtime over `first` (with its own deadline when given) and `next`, recording events. */
+function runtimeOf(
+  first: { name: string; handler: ToolHandler; timeoutMs?: number },
+  opts: { toolTimeoutMs?: number; leakGraceMs: number },
+): { runtime: ToolCallRuntime; events: ToolEvent[] } {
+  const { specs, registry } = new ToolRegistryBuilder()
+    .pushSpec(spec(first.name), first.timeoutMs === undefined ? {} : { timeoutMs: first.timeoutMs })
+    .registerHandler(first.name, first.handler)
+    .pushSpec(spec("next"))
+    .registerHandler("next", quick)
+    .build();
+  const events: ToolEvent[] = [];
+  const turn = createTurnContext({
+    onEvent: (e) => {
+      events.push(e);
+    },
+  });
+  return { runtime: new ToolCallRuntime(new ToolRouter(registry, specs), turn, opts), events };
+}
+
 const quick: ToolHandler = { kind: "function", handle: async () => ({ kind: "function", body: "next ran" }) };
 
 describe("deadlines (DESIGN section 11)", () => {
   it("answers a hung call at its spec's deadline; the next exclusive call runs only after leakGraceMs, reported as leaked", async () => {
     const seen: { reason?: unknown } = {};
-    const { specs, registry } = new ToolRegistryBuilder()
-      .pushSpec(spec("hang"), { timeoutMs: 100 })
-      .registerHandler("hang", hung(seen))
-      .pushSpec(spec("next"))
-      .registerHandler("next", quick)
-      .build();
-    const events: ToolEvent[] = [];
-    const runtime = new ToolCallRuntime(
-      new ToolRouter(registry, specs),
-      createTurnContext({ onEvent: (e) => events.push(e) }),
-      {
-        leakGraceMs: 150,
-      },
-    );
+    const { runtime, events } = runtimeOf({ name: "hang", handler: hung(seen), timeoutMs: 100 }, { leakGraceMs: 150 });
     runtime.submit(fc("h", "hang"));
     runtime.submit(fc("n", "next"));
     const outcomes = await runtime.drainOutcomes();
@@ -69,34 +76,21 @@ describe("deadlines (DESIGN section 11)", () => {
   it("a handler settling after its deadline but within the grace releases its slot then, without a leak", async () => {
     const seen: { reason?: unknown } = {};
     const settle = deferred();
-    const { specs, registry } = new ToolRegistryBuilder()
-      .pushSpec(spec("slow"))
-      .registerHandler("slow", {
-        kind: "function",
-        async handle(inv) {
-          inv.signal.addEventListener(
-            "abort",
-            () =>
-              setImmediate(() => {
-                settle.resolve();
-              }),
-            { once: true },
-          );
-          return hung(seen, settle.promise).handle(inv);
-        },
-      })
-      .pushSpec(spec("next"))
-      .registerHandler("next", quick)
-      .build();
-    const events: ToolEvent[] = [];
-    const runtime = new ToolCallRuntime(
-      new ToolRouter(registry, specs),
-      createTurnContext({ onEvent: (e) => events.push(e) }),
-      {
-        toolTimeoutMs: 50,
-        leakGraceMs: 60_000,
+    const slow: ToolHandler = {
+      kind: "function",
+      async handle(inv) {
+        inv.signal.addEventListener(
+          "abort",
+          () =>
+            setImmediate(() => {
+              settle.resolve();
+            }),
+          { once: true },
+        );
+        return hung(seen, settle.promise).handle(inv);
       },
-    );
+    };
+    const { runtime, events } = runtimeOf({ name: "slow", handler: slow }, { toolTimeoutMs: 50, leakGraceMs: 60_000 });
     runtime.submit(fc("s", "slow"));
     runtime.submit(fc("n", "next"));
     const outcomes = await runtime.drainOutcomes();

@@ -42,6 +42,7 @@ describe.each(backends)("grep_files with %s", (_name, opts, skip) => {
   const grep = (args: unknown, turn: Partial<TurnContext> = { cwd: dir }) =>
     callTool(toolsWith(opts), "grep_files", args, turn);
 
+  // skip: the ripgrep row only, where `rg` is not installed; .ci/run installs it.
   it.skipIf(skip)("lists matching files newest first", async () => {
     await files([
       ["old.txt", "needle here\n"],
@@ -54,6 +55,7 @@ describe.each(backends)("grep_files with %s", (_name, opts, skip) => {
     expect(out.text).toBe([join(dir, "new.md"), join(dir, "src/mid.ts"), join(dir, "old.txt")].join("\n"));
   });
 
+  // skip: the ripgrep row only, where `rg` is not installed; .ci/run installs it.
   it.skipIf(skip)("matches regular expressions line by line", async () => {
     await files([
       ["a.txt", "foo\nbar\n"],
@@ -64,6 +66,7 @@ describe.each(backends)("grep_files with %s", (_name, opts, skip) => {
     expect((await grep({ pattern: "(?i)foo.bar" })).text).toBe([join(dir, "c.txt"), join(dir, "b.txt")].join("\n"));
   });
 
+  // skip: the ripgrep row only, where `rg` is not installed; .ci/run installs it.
   it.skipIf(skip)("filters by include glob, resolves a relative path against cwd, honours limit", async () => {
     await files([
       ["pkg/a.ts", "hit\n"],
@@ -80,6 +83,7 @@ describe.each(backends)("grep_files with %s", (_name, opts, skip) => {
     expect((await grep({ pattern: "hit", limit: 1 })).text).toBe(join(dir, "other/d.ts"));
   });
 
+  // skip: the ripgrep row only, where `rg` is not installed; .ci/run installs it.
   it.skipIf(skip)("skips hidden files, .git, node_modules, binary files and what .gitignore ignores", async () => {
     await files([
       [".git/HEAD", "ref: needle\n"],
@@ -96,6 +100,7 @@ describe.each(backends)("grep_files with %s", (_name, opts, skip) => {
     expect(out.text).toBe([join(dir, "src/main.c"), join(dir, "keep.log")].join("\n"));
   });
 
+  // skip: the ripgrep row only, where `rg` is not installed; .ci/run installs it.
   it.skipIf(skip)("searches a single file given as path", async () => {
     await files([
       ["one.txt", "needle\n"],
@@ -104,6 +109,7 @@ describe.each(backends)("grep_files with %s", (_name, opts, skip) => {
     expect((await grep({ pattern: "needle", path: join(dir, "one.txt") })).text).toBe(join(dir, "one.txt"));
   });
 
+  // skip: the ripgrep row only, where `rg` is not installed; .ci/run installs it.
   it.skipIf(skip)("answers `No matches found.` as a failure", async () => {
     await files([["a.txt", "nothing\n"]]);
     const out = await grep({ pattern: "needle" });
@@ -111,6 +117,7 @@ describe.each(backends)("grep_files with %s", (_name, opts, skip) => {
     expect(out.text).toBe("No matches found.");
   });
 
+  // skip: the ripgrep row only, where `rg` is not installed; .ci/run installs it.
   it.skipIf(skip)("names bad arguments", async () => {
     expect((await grep({ pattern: "  " })).text).toBe("pattern must not be empty");
     expect((await grep({ pattern: "x", limit: 0 })).text).toBe("limit must be greater than zero");
