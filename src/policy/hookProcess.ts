@@ -1,5 +1,6 @@
-import { childClosed, killProcessGroup, spawnGroup, terminateProcessGroup, type GroupChild } from "../process/index.js";
-import { errorMessage, timerDelay } from "../util/index.js";
+import type { ExecEnvironment } from "../protocol/index.js";
+import { runCommand, type RunResult } from "../sandbox/index.js";
+import { errorMessage } from "../util/index.js";
 
 /** Most a hook may print on each of stdout and stderr; past it the hook is killed and its output ignored. */
 export const HOOK_OUTPUT_LIMIT = 1024 * 1024;
@@ -8,7 +9,6 @@ export interface HookProcessOptions {
   /** Run by `/bin/sh -c`, as Claude Code and Codex do. */
   command: string;
   cwd: string;
-  env: NodeJS.ProcessEnv;
   /** Written to stdin, which is then closed. */
   input: string;
   timeoutMs: number;
@@ -42,75 +42,46 @@ class Capture {
 }
 
 /**
- * Runs one hook command in its own process group, tracked so it dies with the host. A timeout
- * terminates the group (SIGTERM, then SIGKILL after the grace); an abort or too much output
- * SIGKILLs it at once. When the promise settles no process of the group is alive, background
- * children included (as for shell commands: nothing outlives its call). Never rejects.
+ * Runs one hook command through the turn's environment (its environment policy applies; the
+ * sandbox does not: a hook is the user's own script, not the model's). A timeout terminates it
+ * (SIGTERM, then SIGKILL after the grace), as do an abort and too much output. When the promise
+ * settles nothing it started is alive. Never rejects.
  */
-export async function runHookProcess(opts: HookProcessOptions): Promise<HookProcessResult> {
+export async function runHookProcess(env: ExecEnvironment, opts: HookProcessOptions): Promise<HookProcessResult> {
   if (opts.signal.aborted) return { kind: "aborted" };
-  let started: GroupChild;
-  try {
-    started = await spawnGroup("/bin/sh", ["-c", opts.command], {
-      cwd: opts.cwd,
-      env: opts.env,
-      stdio: ["pipe", "pipe", "pipe"],
-    });
-  } catch (err) {
-    return { kind: "failed", message: errorMessage(err) };
-  }
-  const { child, pgid, closed, exited, untrack } = started;
-
-  let ending: Exclude<HookProcessResult["kind"], "exited" | "failed"> | undefined;
-  let overflowed: "stdout" | "stderr" = "stdout";
-  const kills: Promise<void>[] = [];
-  const stop = (why: NonNullable<typeof ending>, kill: () => Promise<void>): void => {
-    // The first reason ends the hook; only an abort overrides it, cutting a timeout's grace short.
-    if (ending !== undefined && (why !== "aborted" || ending === "aborted")) return;
-    ending = why;
-    kills.push(kill());
-  };
   const out = new Capture();
   const err = new Capture();
-  const listen = (stream: "stdout" | "stderr", capture: Capture): void => {
-    child[stream]?.on("data", (chunk: Buffer) => {
-      if (!capture.add(chunk) && ending === undefined) {
-        overflowed = stream;
-        stop("overflow", () => killProcessGroup(pgid));
-      }
-    });
-  };
-  listen("stdout", out);
-  listen("stderr", err);
-  // A hook that exits without reading its input closes the pipe under us (EPIPE): harmless.
-  child.stdin?.on("error", () => undefined);
-  child.stdin?.end(opts.input);
-
-  const timer = setTimeout(() => {
-    stop("timed_out", () => terminateProcessGroup(pgid));
-  }, timerDelay(opts.timeoutMs));
-  const onAbort = (): void => {
-    stop("aborted", () => killProcessGroup(pgid));
-  };
-  opts.signal.addEventListener("abort", onAbort, { once: true });
-  // An abort while we waited for the `spawn` event fired no listener: act on it now.
-  if (opts.signal.aborted) onAbort();
+  const overflow = new AbortController();
+  let overflowed: "stdout" | "stderr" | undefined;
+  let result: RunResult;
   try {
-    const { code, signal } = await exited;
-    clearTimeout(timer);
-    opts.signal.removeEventListener("abort", onAbort);
-    // A hook that ended by itself may have left background processes: they die with it.
-    if (kills.length === 0) kills.push(killProcessGroup(pgid));
-    await Promise.all(kills);
-    await childClosed(closed);
-    if (ending === "overflow") return { kind: "overflow", stream: overflowed };
-    if (ending !== undefined) return { kind: ending };
-    return { kind: "exited", code, signal, stdout: out.text(), stderr: err.text() };
-  } finally {
-    clearTimeout(timer);
-    opts.signal.removeEventListener("abort", onAbort);
-    untrack();
-    child.stdout?.destroy();
-    child.stderr?.destroy();
+    result = await runCommand(
+      env,
+      { argv: ["/bin/sh", "-c", opts.command], cwd: opts.cwd, sandboxed: false },
+      {
+        timeoutMs: opts.timeoutMs,
+        signal: AbortSignal.any([opts.signal, overflow.signal]),
+        input: opts.input,
+        onOutput: (stream, chunk) => {
+          if (!(stream === "stdout" ? out : err).add(chunk) && overflowed === undefined) {
+            overflowed = stream;
+            overflow.abort();
+          }
+        },
+      },
+    );
+  } catch (e) {
+    return { kind: "failed", message: errorMessage(e) };
   }
+  // An abort overrides every other ending; otherwise the first one stands.
+  if (opts.signal.aborted) return { kind: "aborted" };
+  if (overflowed !== undefined) return { kind: "overflow", stream: overflowed };
+  if (result.timedOut) return { kind: "timed_out" };
+  return {
+    kind: "exited",
+    code: result.signal === null ? result.exitCode : null,
+    signal: result.signal,
+    stdout: out.text(),
+    stderr: err.text(),
+  };
 }

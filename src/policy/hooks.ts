@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
 import { quote } from "shell-quote";
-import type { HookCommand, HookConfig, HookMatcher } from "../protocol/index.js";
+import type { ExecEnvironment, HookCommand, HookConfig, HookMatcher } from "../protocol/index.js";
 import { errorMessage, isRecord } from "../util/index.js";
 import { runHookProcess, type HookProcessResult } from "./hookProcess.js";
 
@@ -17,8 +17,8 @@ export interface HookCallContext {
   toolUseId: string;
   /** The turn's cwd: where hooks run, and the `cwd` they read. */
   cwd: string;
-  /** The turn's environment; default `process.env`. */
-  env?: NodeJS.ProcessEnv | undefined;
+  /** Where hooks run: the turn's environment (`environmentOf(turn)`). */
+  environment: ExecEnvironment;
   /** Aborting kills every running hook; the run then rejects with the signal's reason. */
   signal: AbortSignal;
   /** Where failing hooks (bad exit, timeout, garbage output) are reported; they never fail the call. */
@@ -342,14 +342,12 @@ export class Hooks {
       tool_use_id: ctx.toolUseId,
       ...extra,
     })}\n`;
-    const env = ctx.env ?? process.env;
     const runs = await Promise.all(
       hooks.map(async (hook) => ({
         hook,
-        run: await runHookProcess({
+        run: await runHookProcess(ctx.environment, {
           command: hook.command,
           cwd: ctx.cwd,
-          env,
           input,
           timeoutMs: hook.timeoutMs,
           signal: ctx.signal,

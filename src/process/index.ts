@@ -13,3 +13,5 @@ export {
 export { trackProcessGroup, type TrackOptions } from "./hostExit.js";
 export { childClosed } from "./reap.js";
 export { spawnGroup, type GroupChild } from "./spawn.js";
+export { cachedLookup, findExecutable, programProblem } from "./which.js";
+export { parentDeathPrefix } from "./parentDeath.js";

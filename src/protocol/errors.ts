@@ -4,7 +4,7 @@ export type FunctionCallErrorKind = "respond_to_model" | "fatal" | "missing_loca
 export class FunctionCallError extends Error {
   readonly kind: FunctionCallErrorKind;
 
-  private constructor(kind: FunctionCallErrorKind, message: string) {
+  protected constructor(kind: FunctionCallErrorKind, message: string) {
     super(message);
     this.name = "FunctionCallError";
     this.kind = kind;
@@ -40,5 +40,20 @@ export class FunctionCallError extends Error {
     } catch {
       return false;
     }
+  }
+}
+
+/**
+ * The sandbox refused a path (DESIGN section 12): a respond-to-model error that also names the
+ * path, so a handler can ask to escalate before giving up.
+ */
+export class SandboxDenial extends FunctionCallError {
+  constructor(
+    /** As the model wrote it. */
+    readonly path: string,
+    message: string,
+  ) {
+    super("respond_to_model", message);
+    this.name = "SandboxDenial";
   }
 }

@@ -8,3 +8,4 @@ export * from "./outputs.js";
 export * from "./mcpContent.js";
 export * from "./texts.js";
 export * from "./policy.js";
+export * from "./environment.js";

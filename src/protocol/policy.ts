@@ -53,6 +53,17 @@ export interface PermissionPolicy {
   askAtRisk?: "medium" | "high";
 }
 
+/**
+ * A handler asking to step past the sandbox for this call (DESIGN section 12): an
+ * `ApprovalRequest` of kind `sandbox_escalation`. Only a person's allow grants it.
+ */
+export interface EscalationRequest {
+  /** Why, in one sentence: `command failed in the sandbox; ...`, `{path} is outside the writable roots; ...`. */
+  reason: string;
+  /** What a person reads: the command line, the paths. */
+  summary: string;
+}
+
 /** Who decided a call: the `by` of `approval_decided`. */
 export type DecidedBy = "rule" | "mode" | "hook" | "session" | "user" | "timeout" | "no_approver";
 

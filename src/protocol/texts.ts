@@ -38,6 +38,14 @@ export const texts = {
       : `Tool call blocked by PreToolUse hook: ${reason}. Tool: ${tool}`,
   postToolUseBlocked: (reason: string | undefined): string => reason || "PostToolUse hook blocked the tool result",
   deadline: (tool: string, ms: number): string => `tool ${tool} timed out after ${formatSeconds(ms)}s`,
+  /** The sandbox (DESIGN section 12). */
+  sandboxUnavailable: "sandbox unavailable: bubblewrap (bwrap) is not installed; install it or use danger-full-access",
+  outsideWritableRoots: (path: string): string => `denied by sandbox: ${path} is outside the writable roots`,
+  insideGitDir: (path: string): string => `denied by sandbox: ${path} is inside .git, which stays read-only`,
+  outsideReadableRoots: (path: string): string => `denied by sandbox: ${path} is outside the readable roots`,
+  notRegularFile: (path: string): string => `${path} is not a regular file`,
+  escalateCommand: "command failed in the sandbox; run it again without the sandbox?",
+  escalateWrite: (path: string): string => `${path} is outside the writable roots; write it anyway?`,
   /** MCP (DESIGN section 6): a failed call, a timed-out request, a filtered-out tool. */
   mcpCallFailed: (message: string): string => `tool call error: ${message}`,
   mcpTimedOut: (what: string, timeoutMs: number): string =>

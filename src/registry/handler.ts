@@ -1,4 +1,4 @@
-import type { PolicySubject, ToolCall, ToolOutput, ToolPayload } from "../protocol/index.js";
+import type { EscalationRequest, PolicySubject, ToolCall, ToolOutput, ToolPayload } from "../protocol/index.js";
 import type { TurnContext } from "../turn/index.js";
 
 export type ToolKind = "function" | "mcp";
@@ -21,6 +21,12 @@ export interface ToolInvocation<Ctx = unknown> {
   readonly signal: AbortSignal;
   turn: TurnContext;
   context: Ctx;
+  /**
+   * Asks a person to let this call step past the sandbox (a command the sandbox stopped, a
+   * write outside the writable roots): true only on their allow. Absent (an invocation built
+   * by hand): never granted.
+   */
+  escalate?(request: EscalationRequest): Promise<boolean>;
 }
 
 export interface ToolHandler<Ctx = unknown> {

@@ -1,7 +1,8 @@
-import type { ToolCall } from "../protocol/index.js";
+import type { EscalationRequest, ToolCall } from "../protocol/index.js";
 import type { ToolInvocation } from "../registry/index.js";
 import type { TurnContext } from "../turn/index.js";
 import type { DispatchOptions } from "./router.js";
+import { escalate } from "./policyStage.js";
 
 /**
  * A class rather than a literal: V8 builds it far faster than an object literal with a getter.
@@ -30,6 +31,10 @@ export class Invocation<Ctx> implements ToolInvocation<Ctx> {
 
   get signal(): AbortSignal {
     return this.opts.signal;
+  }
+
+  escalate(request: EscalationRequest): Promise<boolean> {
+    return escalate(this, request, this.opts);
   }
 
   /** The same call with other arguments (a hook's rewrite, a middleware's `next(args)`). */

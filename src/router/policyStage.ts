@@ -3,6 +3,7 @@ import {
   type ApprovalDecision,
   type ApprovalRequest,
   type DecidedBy,
+  type EscalationRequest,
   type HookConfig,
   type HookVerdict,
   type OutputBody,
@@ -12,6 +13,7 @@ import {
 import { blockedCommand, hooksFor, type Hooks } from "../policy/index.js";
 import { validateArguments, type RegisteredTool, type ToolInvocation } from "../registry/index.js";
 import { approvalBroker, emitEvent, type TurnContext } from "../turn/index.js";
+import { environmentOf } from "../sandbox/index.js";
 import { errorText } from "../util/index.js";
 import type { Invocation } from "./invocation.js";
 import type { DispatchOptions } from "./router.js";
@@ -44,6 +46,7 @@ export async function policyStage<Ctx>(
       toolInput: invocation.args,
       toolUseId: callId,
       cwd: turn.cwd,
+      environment: environmentOf(turn),
       signal: invocation.signal,
       logger: turn.logger,
     });
@@ -119,6 +122,34 @@ export async function policyStage<Ctx>(
     default:
       return { text: text ?? texts.rejectedByUser(decision.message) };
   }
+}
+
+/**
+ * A handler's request to step past the sandbox (DESIGN section 12): asked as
+ * `sandbox_escalation` in every mode, `bypass` included; never granted without a permission
+ * engine, and only a person's allow grants it (an "allow_session" counts for this call only).
+ */
+export async function escalate<Ctx>(
+  invocation: Invocation<Ctx>,
+  req: EscalationRequest,
+  dispatch: Pick<DispatchOptions<Ctx>, "abortTurn">,
+): Promise<boolean> {
+  const { turn, callId, toolName } = invocation;
+  if (!turn.permissions) return false;
+  const request: ApprovalRequest = {
+    callId,
+    toolName,
+    kind: "sandbox_escalation",
+    summary: req.summary,
+    args: invocation.args,
+    mutating: true,
+    reason: req.reason,
+    suggestedRules: [],
+  };
+  const { decision, by } = await ask(turn, request, invocation.signal);
+  decided(turn, invocation, decision.decision, by, decision.message);
+  if (decision.decision === "abort") dispatch.abortTurn?.(texts.rejectedByUser(decision.message));
+  return decision.decision === "allow" || decision.decision === "allow_session";
 }
 
 /** The tool name and its arguments, for a person (JSON, at most 500 chars). */
@@ -233,6 +264,7 @@ export async function postToolUse<Ctx>(
     toolUseId: invocation.callId,
     toolResponse: { output: body.body, success: body.success !== false },
     cwd: turn.cwd,
+    environment: environmentOf(turn),
     signal: invocation.signal,
     logger: turn.logger,
   });

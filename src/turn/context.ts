@@ -2,7 +2,7 @@ import { pino, type Logger } from "pino";
 import { ReadinessFlag } from "./readiness.js";
 import type { ToolEvent } from "./events.js";
 import { DEFAULT_TRUNCATION_POLICY, type TruncationPolicy } from "./truncation.js";
-import type { HookConfig, PermissionDecider } from "../protocol/index.js";
+import type { ExecEnvironment, HookConfig, PermissionDecider } from "../protocol/index.js";
 
 /** What one turn shares between its calls. */
 export interface TurnContext {
@@ -18,6 +18,11 @@ export interface TurnContext {
   permissions?: PermissionDecider;
   /** PreToolUse / PostToolUse hooks (the hooks.json shape). */
   hooks?: HookConfig;
+  /**
+   * Where commands run and files are written (DESIGN section 12); none: local, full access,
+   * the default environment policy (`environmentOf` in src/sandbox).
+   */
+  environment?: ExecEnvironment;
 }
 
 let silentLogger: Logger | undefined;
@@ -45,5 +50,6 @@ export function createTurnContext(partial: Partial<TurnContext> = {}): TurnConte
   if (partial.onEvent) turn.onEvent = partial.onEvent;
   if (partial.permissions) turn.permissions = partial.permissions;
   if (partial.hooks) turn.hooks = partial.hooks;
+  if (partial.environment) turn.environment = partial.environment;
   return turn;
 }

@@ -15,6 +15,8 @@ import {
 } from "../../src/policy/index.js";
 import { processAlive, processGroupAlive } from "../../src/process/index.js";
 import { texts } from "../../src/protocol/index.js";
+import { createExecEnvironment, environmentOf } from "../../src/sandbox/index.js";
+import { createTurnContext } from "../../src/turn/index.js";
 import { setTimeout as delay } from "node:timers/promises";
 
 let dir: string;
@@ -83,6 +85,7 @@ function call(overrides: Partial<HookCallContext> = {}): HookCallContext {
     toolInput: { command: "git status" },
     toolUseId: "call_1",
     cwd: dir,
+    environment: environmentOf(createTurnContext()),
     signal: new AbortController().signal,
     logger,
     ...overrides,
@@ -213,11 +216,12 @@ touch '${dir}/${me}.done'`,
 });
 
 describe("hook input and environment", () => {
-  it("writes one JSON object on stdin and runs in the turn's cwd with the given env", async () => {
+  it("writes one JSON object on stdin and runs in the turn's cwd under its environment policy", async () => {
     const echo = await script(
       "echo.sh",
-      `cat > '${dir}/stdin.json'; pwd > '${dir}/pwd'; printf '%s' "$HOOK_TEST_VAR" > '${dir}/env'`,
+      `cat > '${dir}/stdin.json'; pwd > '${dir}/pwd'; printf '%s' "$HOOK_TEST_VAR" > '${dir}/env'; printf '%s' "$HOOK_TEST_SECRET" > '${dir}/secret'`,
     );
+    process.env["HOOK_TEST_SECRET"] = "hunter2";
     const work = await mkdtemp(path.join(dir, "work-"));
     const hooks = Hooks.from({ PreToolUse: [{ hooks: [cmd(echo)] }], PostToolUse: [{ hooks: [cmd(echo)] }] });
     const input = { command: "ls -la", workdir: "sub" };
@@ -226,9 +230,12 @@ describe("hook input and environment", () => {
         toolInput: input,
         toolUseId: "call_42",
         cwd: work,
-        env: { PATH: process.env["PATH"], HOOK_TEST_VAR: "x y" },
+        environment: await createExecEnvironment({ cwd: work, env: { set: { HOOK_TEST_VAR: "x y" } } }),
       }),
     );
+    delete process.env["HOOK_TEST_SECRET"];
+    // The default excludes hide *SECRET*; `set` reaches the hook.
+    expect(await readFile(path.join(dir, "secret"), "utf8")).toBe("");
     const stdin = await readFile(path.join(dir, "stdin.json"), "utf8");
     expect(stdin.endsWith("}\n")).toBe(true);
     expect(JSON.parse(stdin)).toEqual({

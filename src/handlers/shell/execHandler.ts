@@ -1,7 +1,8 @@
-import { FunctionCallError, texts, type ToolCall, type ToolOutput, type ToolPayload } from "../../protocol/index.js";
+import { texts, type ExecEnvironment, type ToolCall, type ToolOutput, type ToolPayload } from "../../protocol/index.js";
 import type { PolicySubject, ToolHandler, ToolInvocation } from "../../registry/index.js";
 import { boundCaptured, budgetBytes, emitEvent, type TruncationPolicy } from "../../turn/index.js";
-import { execCommand, ExecStartError, resolveWorkdir } from "./exec.js";
+import { environmentOf, escalationSignature, runCommand, type RunResult } from "../../sandbox/index.js";
+import { resolveWorkdir } from "./exec.js";
 import { formatExecOutput } from "./format.js";
 import { HeadTailBuffer } from "./outputBuffer.js";
 import { OutputDeltas } from "./outputDeltas.js";
@@ -100,64 +101,84 @@ export abstract class ExecHandler<Ctx = unknown> implements ToolHandler<Ctx> {
 
   async handle(inv: ToolInvocation<Ctx>): Promise<ToolOutput> {
     const req = this.request(inv.payload, inv.args);
+    const { turn } = inv;
+    const env = environmentOf(turn);
+    const cwd = await resolveWorkdir(turn.cwd, req.workdir);
+    let run = await this.run(inv, env, req, cwd, true);
+    if (run.escalatable && inv.escalate) {
+      const summary = commandLine(req.argv);
+      if (await inv.escalate({ reason: texts.escalateCommand, summary })) run = await this.run(inv, env, req, cwd, false);
+    }
+    return run.output;
+  }
+
+  /** One run of the request, with its begin and end events; `sandboxed: false` is an approved escalation. */
+  private async run(
+    inv: ToolInvocation<Ctx>,
+    env: ExecEnvironment,
+    req: ExecRequest,
+    cwd: string,
+    sandboxed: boolean,
+  ): Promise<{ output: ToolOutput; escalatable: boolean }> {
     const { turn, callId, toolName } = inv;
     const timeoutMs = req.timeoutMs ?? this.options.timeoutMs;
     const capture = captureFor(turn.truncationPolicy);
     this.captures.set(inv, capture);
     const deltas = turn.onEvent ? new OutputDeltas(turn, callId, toolName) : undefined;
     const started = now();
-    let cwd: string | undefined;
+    emitEvent(turn, { type: "exec_command_begin", callId, toolName, command: req.argv, cwd });
+    let result: RunResult;
     try {
-      cwd = await resolveWorkdir(turn.cwd, req.workdir);
-      emitEvent(turn, { type: "exec_command_begin", callId, toolName, command: req.argv, cwd });
-      const result = await execCommand({
-        argv: req.argv,
-        cwd,
-        ...(req.env ? { env: req.env } : {}),
-        timeoutMs,
-        signal: inv.signal,
-        ...(this.options.killGraceMs !== undefined ? { killGraceMs: this.options.killGraceMs } : {}),
-        onOutput: (stream, chunk) => {
-          capture.append(chunk);
-          deltas?.push(stream, chunk);
+      result = await runCommand(
+        env,
+        { argv: req.argv, cwd, ...(req.env && { env: req.env }), sandboxed },
+        {
+          timeoutMs,
+          signal: inv.signal,
+          killGraceMs: this.options.killGraceMs,
+          onOutput: (stream, chunk) => {
+            capture.append(chunk);
+            deltas?.push(stream, chunk);
+          },
         },
-      });
-      deltas?.end();
+      );
+    } catch (err) {
+      // The begin event pairs with an end, also for a command that could not start.
       emitEvent(turn, {
         type: "exec_command_end",
         callId,
         toolName,
-        exitCode: result.exitCode,
-        durationMs: result.durationMs,
-        timedOut: result.timedOut,
-        aborted: result.aborted,
+        exitCode: null,
+        durationMs: now() - started,
+        timedOut: false,
+        aborted: false,
       });
-      turn.logger.debug(
-        { callId, toolName, exitCode: result.exitCode, timedOut: result.timedOut, bytes: capture.totalBytes },
-        "command finished",
-      );
-      const body = formatExecOutput({ ...result, timeoutMs }, capture.snapshot(), turn.truncationPolicy);
-      return {
-        kind: "function",
-        body,
-        success: result.exitCode === 0 && !result.timedOut && !result.aborted,
-        bounded: true,
-      };
-    } catch (err) {
-      if (!(err instanceof ExecStartError)) throw err;
-      // Only a started command had a begin event; its end pairs with it.
-      if (cwd !== undefined) {
-        emitEvent(turn, {
-          type: "exec_command_end",
-          callId,
-          toolName,
-          exitCode: null,
-          durationMs: now() - started,
-          timedOut: false,
-          aborted: false,
-        });
-      }
-      throw FunctionCallError.respondToModel(err.message);
+      throw err;
     }
+    deltas?.end();
+    emitEvent(turn, {
+      type: "exec_command_end",
+      callId,
+      toolName,
+      exitCode: result.exitCode,
+      durationMs: result.durationMs,
+      timedOut: result.timedOut,
+      aborted: result.aborted,
+    });
+    turn.logger.debug(
+      { callId, toolName, exitCode: result.exitCode, timedOut: result.timedOut, bytes: capture.totalBytes, sandboxed },
+      "command finished",
+    );
+    const captured = capture.snapshot();
+    const failed = result.exitCode !== 0 || result.timedOut || result.aborted;
+    const escalatable =
+      sandboxed &&
+      env.sandbox.mode !== "danger-full-access" &&
+      result.exitCode !== 0 &&
+      !result.timedOut &&
+      !result.aborted &&
+      escalationSignature(Buffer.concat([captured.head, captured.tail]).toString("utf8"));
+    const body = formatExecOutput({ ...result, timeoutMs }, captured, turn.truncationPolicy);
+    return { output: { kind: "function", body, success: !failed, bounded: true }, escalatable };
   }
 }

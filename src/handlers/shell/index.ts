@@ -42,14 +42,7 @@ export { ShellHandler, type ShellArgs } from "./shellHandler.js";
 export { ShellCommandHandler, userShell, type ShellCommandArgs } from "./shellCommandHandler.js";
 export { ExecHandler, MAX_CAPTURE_SIDE_BYTES, type ExecRequest, type ExecHandlerOptions } from "./execHandler.js";
 export { SHELL_SPEC, SHELL_COMMAND_SPEC } from "./definition.js";
-export {
-  execCommand,
-  ExecStartError,
-  resolveWorkdir,
-  TIMEOUT_EXIT_CODE,
-  type ExecOptions,
-  type ExecResult,
-} from "./exec.js";
+export { resolveWorkdir } from "./exec.js";
 export { HeadTailBuffer } from "./outputBuffer.js";
 export { formatExecOutput, type ExecSummary } from "./format.js";
 export { isKnownSafeCommand, parseShellLcPlainCommands } from "./safeCommand.js";

@@ -17,7 +17,8 @@ import {
   type ToolOutput,
   type TruncationPolicy,
 } from "../../../src/index.js";
-import { execCommand, userShell } from "../../../src/handlers/shell/index.js";
+import { userShell } from "../../../src/handlers/shell/index.js";
+import { createExecEnvironment, runCommand } from "../../../src/sandbox/index.js";
 import { processAlive } from "../../../src/process/index.js";
 
 let dir: string;
@@ -181,14 +182,13 @@ describe("shell handler with real processes", () => {
 
   it("acts on an abort that arrives while the process is being spawned", async () => {
     const controller = new AbortController();
-    // The synchronous part of execCommand has spawned and now awaits the `spawn` event.
-    const running = execCommand({
-      argv: ["sleep", "30"],
-      cwd: dir,
-      timeoutMs: 60_000,
-      signal: controller.signal,
-      killGraceMs: 200,
-    });
+    const env = await createExecEnvironment({ cwd: dir });
+    // runCommand is now looking the program up and spawning it.
+    const running = runCommand(
+      env,
+      { argv: ["sleep", "30"], cwd: dir },
+      { timeoutMs: 60_000, signal: controller.signal, killGraceMs: 200 },
+    );
     controller.abort();
     const result = await running;
     expect(result).toMatchObject({ aborted: true, timedOut: false });

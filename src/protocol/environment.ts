@@ -1,0 +1,86 @@
+import type { Readable, Writable } from "node:stream";
+
+/**
+ * Where commands run and files are written (DESIGN section 12): plain types, here so a turn
+ * can carry its environment; the local and bubblewrap environments are `src/sandbox`.
+ */
+
+export type SandboxMode = "read-only" | "workspace-write" | "danger-full-access";
+
+export interface SandboxPolicy {
+  mode: SandboxMode;
+  /** `workspace-write` may also write the turn's cwd and `os.tmpdir()`. */
+  writableRoots?: string[];
+  /** Default false: commands get no network (bubblewrap `--unshare-net`). */
+  networkAccess?: boolean;
+  /** Default: everywhere. When given, the file tools read nothing else and commands see nothing else. */
+  readableRoots?: string[];
+}
+
+/** Which variables a command sees (Codex `shell_environment_policy`). */
+export interface EnvironmentPolicy {
+  /** Default "all"; "core" = HOME LOGNAME PATH SHELL USER USERNAME TMPDIR TEMP TMP LANG LC_* TERM. */
+  inherit?: "all" | "core" | "none";
+  /** Default false: names matching `*KEY*`, `*SECRET*`, `*TOKEN*` (case-insensitive) are dropped. */
+  ignoreDefaultExcludes?: boolean;
+  /** Name globs (`*`, `?`; case-insensitive) to drop. */
+  exclude?: string[];
+  /** Name globs: when given, only matching names are kept. */
+  includeOnly?: string[];
+  /** Applied last: overrides inherited values and survives `includeOnly`. */
+  set?: Record<string, string>;
+}
+
+export interface SpawnRequest {
+  /** Program and arguments, run directly (no shell). */
+  argv: readonly string[];
+  /** An existing directory. */
+  cwd: string;
+  /** The call's own variables, set over what the environment policy lets through. */
+  env?: Record<string, string>;
+  /** Default "ignore" (the command reads EOF). */
+  stdin?: "ignore" | "pipe";
+  /**
+   * Default true. False runs the command outside the sandbox: an escalation a person approved,
+   * or the user's own hook scripts. The environment policy applies either way.
+   */
+  sandboxed?: boolean;
+}
+
+/** A started command: the leader of its own process group (or the environment's equivalent). */
+export interface SpawnedProcess {
+  readonly pid: number | undefined;
+  readonly stdin: Writable | null;
+  readonly stdout: Readable;
+  readonly stderr: Readable;
+  /** Never rejects. */
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** SIGTERM to everything it started, SIGKILL after `graceMs`; resolves when none is left. */
+  terminate(graceMs: number): Promise<void>;
+  /**
+   * Kills whatever it left (background children), waits briefly for its pipes, and releases
+   * it. Call once it exited (or was terminated); calling again is a no-op.
+   */
+  dispose(): Promise<void>;
+}
+
+/** The seam: local, bubblewrap, or the embedder's own (a container, a remote machine). */
+export interface ExecEnvironment {
+  readonly kind: string;
+  /** The resolved sandbox policy (roots are real paths); the permission stage reads its roots. */
+  readonly sandbox: Readonly<Required<Omit<SandboxPolicy, "readableRoots">>> & { readableRoots?: readonly string[] };
+  /**
+   * Starts a command. Rejects with a FunctionCallError (respond to model) when it cannot start:
+   * `command not found: {program}`, `sandbox unavailable: ...`.
+   */
+  spawn(req: SpawnRequest): Promise<SpawnedProcess>;
+  /**
+   * Rejects with a `SandboxDenial` naming the first path, as the model wrote it, that may not
+   * be written; relative paths resolve against `opts.cwd` (default the environment's cwd).
+   */
+  checkWrite(paths: readonly string[], opts?: { cwd?: string }): Promise<void>;
+  /** Rejects with a FunctionCallError when the path may not be read or is not a regular file or directory. */
+  checkRead(path: string, opts?: { cwd?: string }): Promise<void>;
+  /** Ends what it started. */
+  close?(): Promise<void>;
+}

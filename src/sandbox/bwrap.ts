@@ -1,0 +1,46 @@
+import { lstat, readlink } from "node:fs/promises";
+import path from "node:path";
+import type { ExecEnvironment } from "../protocol/index.js";
+
+/** What a command needs to run when only `readableRoots` are visible (merged-/usr links kept as links). */
+const SYSTEM_DIRS = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc"];
+
+async function lstatOrUndefined(p: string): Promise<import("node:fs").Stats | undefined> {
+  try {
+    return await lstat(p);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * bubblewrap's arguments for one command (before `--` and the argv), as Codex builds them: the
+ * root file system read-only (or, with `readableRoots`, only the system directories and those
+ * roots), each writable root bound writable with its `.git` kept read-only, fresh /dev and
+ * /proc, its own PID namespace and session, killed with its parent, and no network unless
+ * allowed.
+ */
+export async function bwrapArgs(sandbox: ExecEnvironment["sandbox"], writable: readonly string[], cwd: string): Promise<string[]> {
+  const args: string[] = [];
+  if (sandbox.readableRoots === undefined) {
+    args.push("--ro-bind", "/", "/");
+  } else {
+    args.push("--tmpfs", "/");
+    for (const dir of SYSTEM_DIRS) {
+      const st = await lstatOrUndefined(dir);
+      if (st?.isSymbolicLink()) args.push("--symlink", await readlink(dir), dir);
+      else if (st?.isDirectory()) args.push("--ro-bind", dir, dir);
+    }
+    for (const root of sandbox.readableRoots) args.push("--ro-bind", root, root);
+  }
+  args.push("--dev", "/dev", "--proc", "/proc");
+  for (const root of writable) args.push("--bind", root, root);
+  for (const root of writable) {
+    const git = path.join(root, ".git");
+    if (await lstatOrUndefined(git)) args.push("--ro-bind", git, git);
+  }
+  args.push("--unshare-pid", "--die-with-parent", "--new-session");
+  if (!sandbox.networkAccess) args.push("--unshare-net");
+  args.push("--chdir", cwd);
+  return args;
+}

@@ -1,0 +1,91 @@
+import { stat } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import type { EnvironmentPolicy, ExecEnvironment, SandboxMode, SandboxPolicy } from "../protocol/index.js";
+import type { TurnContext } from "../turn/index.js";
+import { environmentFilter, validateEnvironmentPolicy } from "./envPolicy.js";
+import { LocalEnvironment } from "./local.js";
+import { realRoots } from "./roots.js";
+
+const MODES: readonly SandboxMode[] = ["read-only", "workspace-write", "danger-full-access"];
+
+export interface ExecEnvironmentOptions {
+  /** The workspace: `workspace-write` may write it; relative paths resolve against it. */
+  cwd: string;
+  /** Default `{ mode: "danger-full-access" }`: the library runs commands unconfined unless told otherwise. */
+  sandbox?: SandboxPolicy;
+  /** Default: inherit everything but the names matching `*KEY*`, `*SECRET*`, `*TOKEN*`. */
+  env?: EnvironmentPolicy;
+}
+
+function stringList(value: unknown, where: string): string[] | undefined {
+  if (value === undefined) return undefined;
+  if (!Array.isArray(value) || !value.every((v) => typeof v === "string" && v !== ""))
+    throw new TypeError(`${where} must be a list of non-empty paths`);
+  return value as string[];
+}
+
+/** Throws a TypeError naming the first field that is not what the policy expects. */
+export function validateSandboxPolicy(policy: unknown, where = "sandbox"): SandboxPolicy {
+  if (typeof policy !== "object" || policy === null || Array.isArray(policy))
+    throw new TypeError(`${where} must be an object`);
+  const p = policy as Record<string, unknown>;
+  for (const key of Object.keys(p)) {
+    if (!["mode", "writableRoots", "networkAccess", "readableRoots"].includes(key))
+      throw new TypeError(`${where}.${key} is not a known option`);
+  }
+  if (!MODES.includes(p["mode"] as SandboxMode))
+    throw new TypeError(`${where}.mode must be one of ${MODES.join(", ")}, got ${JSON.stringify(p["mode"])}`);
+  stringList(p["writableRoots"], `${where}.writableRoots`);
+  stringList(p["readableRoots"], `${where}.readableRoots`);
+  if (p["networkAccess"] !== undefined && typeof p["networkAccess"] !== "boolean")
+    throw new TypeError(`${where}.networkAccess must be a boolean`);
+  return p as unknown as SandboxPolicy;
+}
+
+/**
+ * The local environment (DESIGN section 12): bubblewrap under `read-only` and
+ * `workspace-write`, unconfined under `danger-full-access`. Resolves even when bubblewrap is
+ * missing: each command then answers `sandbox unavailable: ...` (never a silent fallback).
+ * Roots are resolved to real paths now; one that does not exist is skipped.
+ */
+export async function createExecEnvironment(opts: ExecEnvironmentOptions): Promise<ExecEnvironment> {
+  if (typeof opts.cwd !== "string" || opts.cwd === "") throw new TypeError("cwd must be a non-empty path");
+  const cwd = path.resolve(opts.cwd);
+  const st = await stat(cwd).catch(() => undefined);
+  if (!st?.isDirectory()) throw new TypeError(`cwd is not a directory: ${cwd}`);
+  const policy = validateSandboxPolicy(opts.sandbox ?? { mode: "danger-full-access" });
+  const filter = environmentFilter(validateEnvironmentPolicy(opts.env));
+  const resolve = (roots: readonly string[] | undefined): string[] => (roots ?? []).map((r) => path.resolve(cwd, r));
+  const writable =
+    policy.mode === "workspace-write" ? await realRoots([cwd, ...resolve(policy.writableRoots), tmpdir()]) : [];
+  const readable =
+    policy.readableRoots === undefined
+      ? undefined
+      : await realRoots([cwd, ...writable, ...resolve(policy.readableRoots)]);
+  const sandbox: ExecEnvironment["sandbox"] = {
+    mode: policy.mode,
+    writableRoots: writable,
+    networkAccess: policy.networkAccess ?? false,
+    ...(readable !== undefined && { readableRoots: readable }),
+  };
+  return new LocalEnvironment(cwd, sandbox, writable, readable, filter);
+}
+
+let fallback: ExecEnvironment | undefined;
+
+/**
+ * The turn's environment; without one, the library's default: local, full access, the default
+ * environment policy (secrets hidden).
+ */
+export function environmentOf(turn: TurnContext): ExecEnvironment {
+  if (turn.environment) return turn.environment;
+  fallback ??= new LocalEnvironment(
+    process.cwd(),
+    { mode: "danger-full-access", writableRoots: [], networkAccess: true },
+    [],
+    undefined,
+    environmentFilter(),
+  );
+  return fallback;
+}

@@ -1,0 +1,27 @@
+import { SandboxDenial, texts, type EscalationRequest, type ExecEnvironment } from "../protocol/index.js";
+
+/** Output of a command the sandbox stopped (DESIGN section 12; Codex's denial keywords). */
+const DENIAL = /Read-only file system|Permission denied|Operation not permitted|Network is unreachable|Could not resolve host|Temporary failure in name resolution/;
+
+/** Does a failed command's output read like the sandbox stopped it? */
+export function escalationSignature(output: string): boolean {
+  return DENIAL.test(output);
+}
+
+/**
+ * `env.checkWrite(paths)`, and when the sandbox refuses a path, a request to write anyway
+ * (`sandbox_escalation`); the denial stands unless a person allows it. Nothing is written
+ * before this resolves.
+ */
+export async function checkWriteOrEscalate(
+  env: ExecEnvironment,
+  paths: readonly string[],
+  opts: { cwd: string; escalate?: ((req: EscalationRequest) => Promise<boolean>) | undefined },
+): Promise<void> {
+  try {
+    await env.checkWrite(paths, { cwd: opts.cwd });
+  } catch (err) {
+    if (!(err instanceof SandboxDenial) || !opts.escalate) throw err;
+    if (!(await opts.escalate({ reason: texts.escalateWrite(err.path), summary: paths.join(", ") }))) throw err;
+  }
+}

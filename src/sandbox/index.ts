@@ -1,0 +1,8 @@
+/**
+ * Where commands run and files are written (DESIGN section 12): the local and bubblewrap
+ * environments, the environment policy, workspace roots, and running a command to its end.
+ */
+export { createExecEnvironment, environmentOf, validateSandboxPolicy, type ExecEnvironmentOptions } from "./create.js";
+export { environmentFilter, validateEnvironmentPolicy } from "./envPolicy.js";
+export { runCommand, TIMEOUT_EXIT_CODE, type RunOptions, type RunResult } from "./run.js";
+export { checkWriteOrEscalate, escalationSignature } from "./escalate.js";

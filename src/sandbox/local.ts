@@ -1,0 +1,124 @@
+import {
+  cachedLookup,
+  childClosed,
+  killProcessGroup,
+  parentDeathPrefix,
+  programProblem,
+  spawnGroup,
+  terminateProcessGroup,
+  type GroupChild,
+} from "../process/index.js";
+import {
+  FunctionCallError,
+  SandboxDenial,
+  texts,
+  type ExecEnvironment,
+  type SpawnedProcess,
+  type SpawnRequest,
+} from "../protocol/index.js";
+import { errorMessage } from "../util/index.js";
+import { stat } from "node:fs/promises";
+import path from "node:path";
+import { bwrapArgs } from "./bwrap.js";
+import { inGitDir, realTarget, rootOf } from "./roots.js";
+
+const findBwrap = cachedLookup("bwrap");
+
+/** A started group as the seam's `SpawnedProcess`. */
+function spawned(started: GroupChild): SpawnedProcess {
+  const { child, pgid, closed, exited, untrack } = started;
+  let disposing: Promise<void> | undefined;
+  return {
+    pid: pgid,
+    stdin: child.stdin,
+    // Both are pipes: spawnGroup is always asked for them.
+    stdout: child.stdout!,
+    stderr: child.stderr!,
+    exited,
+    terminate: (graceMs) => terminateProcessGroup(pgid, graceMs),
+    dispose: () =>
+      (disposing ??= (async () => {
+        try {
+          // A command that ended by itself may have left background processes: they die with it.
+          await killProcessGroup(pgid);
+          await childClosed(closed);
+        } finally {
+          untrack();
+          child.stdin?.destroy();
+          child.stdout?.destroy();
+          child.stderr?.destroy();
+        }
+      })()),
+  };
+}
+
+/**
+ * Commands on this machine: in bubblewrap under `read-only` and `workspace-write`, directly
+ * (with a parent-death signal where the platform has one) under `danger-full-access` or for an
+ * approved escalation. `writable` and the sandbox's roots are real paths.
+ */
+export class LocalEnvironment implements ExecEnvironment {
+  readonly kind: string;
+
+  constructor(
+    private readonly cwd: string,
+    readonly sandbox: ExecEnvironment["sandbox"],
+    private readonly writable: readonly string[],
+    private readonly readable: readonly string[] | undefined,
+    private readonly environment: (base: NodeJS.ProcessEnv) => Record<string, string>,
+  ) {
+    this.kind = sandbox.mode === "danger-full-access" ? "local" : "bubblewrap";
+  }
+
+  async spawn(req: SpawnRequest): Promise<SpawnedProcess> {
+    const env = { ...this.environment(process.env), ...req.env };
+    const program = req.argv[0] ?? "";
+    let prefix: readonly string[];
+    if (req.sandboxed !== false && this.kind === "bubblewrap") {
+      // Never a silent fallback to no sandbox.
+      const bwrap = await findBwrap(process.env["PATH"]);
+      if (!bwrap) throw FunctionCallError.respondToModel(texts.sandboxUnavailable);
+      prefix = [bwrap, ...(await bwrapArgs(this.sandbox, this.writable, req.cwd)), "--"];
+    } else {
+      prefix = await parentDeathPrefix();
+    }
+    const problem = await programProblem(program, req.cwd, env["PATH"]);
+    if (problem !== undefined) throw FunctionCallError.respondToModel(problem);
+    const argv = [...prefix, ...req.argv];
+    try {
+      return spawned(
+        await spawnGroup(argv[0]!, argv.slice(1), {
+          cwd: req.cwd,
+          env,
+          stdio: [req.stdin ?? "ignore", "pipe", "pipe"],
+        }),
+      );
+    } catch (err) {
+      throw FunctionCallError.respondToModel(`failed to start ${program}: ${errorMessage(err)}`);
+    }
+  }
+
+  async checkWrite(paths: readonly string[], opts: { cwd?: string } = {}): Promise<void> {
+    if (this.sandbox.mode === "danger-full-access") return;
+    const base = opts.cwd ?? this.cwd;
+    for (const p of paths) {
+      const real = await realTarget(path.resolve(base, p));
+      const root = rootOf(this.writable, real);
+      if (root === undefined) throw new SandboxDenial(p, texts.outsideWritableRoots(p));
+      if (inGitDir(root, real)) throw new SandboxDenial(p, texts.insideGitDir(p));
+    }
+  }
+
+  async checkRead(p: string, opts: { cwd?: string } = {}): Promise<void> {
+    const abs = path.resolve(opts.cwd ?? this.cwd, p);
+    if (this.readable !== undefined && rootOf(this.readable, await realTarget(abs)) === undefined)
+      throw new SandboxDenial(p, texts.outsideReadableRoots(p));
+    let st;
+    try {
+      st = await stat(abs);
+    } catch {
+      return; // what does not exist is the reader's to report
+    }
+    if (!st.isFile() && !st.isDirectory()) throw FunctionCallError.respondToModel(texts.notRegularFile(p));
+  }
+}

@@ -1,0 +1,72 @@
+import { lstat, readlink, realpath } from "node:fs/promises";
+import path from "node:path";
+
+/** Symlinks followed before a path counts as a loop (as Linux's ELOOP). */
+const MAX_LINKS = 40;
+
+/** Is `p` `root` itself or inside it? Both absolute and real. */
+export function isWithin(root: string, p: string): boolean {
+  return p === root || p.startsWith(root.endsWith(path.sep) ? root : root + path.sep);
+}
+
+/** The first root holding `p`, or undefined. */
+export function rootOf(roots: readonly string[], p: string): string | undefined {
+  return roots.find((root) => isWithin(root, p));
+}
+
+/**
+ * Where a write to the absolute path `abs` lands: every symlink followed, a dangling one too
+ * (a write through it creates its target), and for a path that does not exist yet its nearest
+ * existing ancestor resolved and the rest appended. So neither `..` nor a symlink can leave a
+ * root unnoticed. Rejects only on a symlink loop.
+ */
+export async function realTarget(abs: string): Promise<string> {
+  let current = path.resolve(abs);
+  for (let links = 0; links <= MAX_LINKS; links++) {
+    const rest: string[] = [];
+    let existing = current;
+    for (;;) {
+      try {
+        const st = await lstat(existing);
+        let real: string;
+        try {
+          real = await realpath(existing);
+        } catch (err) {
+          // A dangling link: a write through it lands where it points, so follow it by hand.
+          if (!st.isSymbolicLink()) throw err;
+          current = path.join(path.resolve(path.dirname(existing), await readlink(existing)), ...rest.reverse());
+          break;
+        }
+        return rest.length === 0 ? real : path.join(real, ...rest.reverse());
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        if (code === "ELOOP") throw err;
+        if (code !== "ENOENT" && code !== "ENOTDIR") throw err;
+        const parent = path.dirname(existing);
+        if (parent === existing) return path.join(existing, ...rest.reverse());
+        rest.push(path.basename(existing));
+        existing = parent;
+      }
+    }
+  }
+  throw Object.assign(new Error(`too many levels of symbolic links: ${abs}`), { code: "ELOOP" });
+}
+
+/** Real paths of the roots that exist, without duplicates (a root that does not exist is skipped). */
+export async function realRoots(roots: Iterable<string>): Promise<string[]> {
+  const out = new Set<string>();
+  for (const root of roots) {
+    try {
+      out.add(await realpath(root));
+    } catch {
+      // A root that does not exist holds nothing to write or read.
+    }
+  }
+  return [...out];
+}
+
+/** Is `real` (inside `root`) in the root's `.git`, which stays read-only (as Codex keeps it)? */
+export function inGitDir(root: string, real: string): boolean {
+  const first = path.relative(root, real).split(path.sep)[0];
+  return first === ".git";
+}
