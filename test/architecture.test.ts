@@ -106,6 +106,18 @@ describe("architecture", () => {
     expect(internalReaches([at("handlers/shell/execHandler.ts", "./exec.js")])).toEqual([]);
   });
 
+  it("only src/process starts processes (and the MCP stdio transport, for the user's own servers)", () => {
+    // Every command a tool runs goes through the turn's ExecEnvironment (DESIGN section 12).
+    const spawning = files(src)
+      .filter((f) => /from "node:child_process"/.test(readFileSync(f, "utf8")))
+      .map((f) => relative(src, f).split(sep).join("/"))
+      .filter((f) => !f.startsWith("process/") && f !== "mcp/stdioTransport.ts");
+    expect(spawning).toEqual([]);
+    expect(
+      layerViolations([[join(src, "handlers/shell/exec.ts"), "../../process/index.js", join(src, "process/index.js")]]),
+    ).toHaveLength(1);
+  });
+
   it("library code does not write to the console", () => {
     const offenders = files(src)
       .filter((f) => layerOf(f) !== "cli")

@@ -73,6 +73,9 @@ export async function policyStage<Ctx>(
     risk,
   };
   if (policyCall.subject?.paths && mutating) policyCall.fileEdit = true;
+  // accept_edits may edit where the sandbox lets the call write (the sandbox still checks each path).
+  const sandbox = turn.environment?.sandbox;
+  if (sandbox?.mode === "workspace-write") policyCall.writableRoots = [turn.cwd, ...sandbox.writableRoots];
   if (handler.matchRule) {
     const match = handler.matchRule.bind(handler);
     policyCall.matchRule = (specifier) => match(specifier, invocation);

@@ -1,3 +1,4 @@
+import type { Stats } from "node:fs";
 import { lstat, readlink } from "node:fs/promises";
 import path from "node:path";
 import type { ExecEnvironment } from "../protocol/index.js";
@@ -5,7 +6,7 @@ import type { ExecEnvironment } from "../protocol/index.js";
 /** What a command needs to run when only `readableRoots` are visible (merged-/usr links kept as links). */
 const SYSTEM_DIRS = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc"];
 
-async function lstatOrUndefined(p: string): Promise<import("node:fs").Stats | undefined> {
+async function lstatOrUndefined(p: string): Promise<Stats | undefined> {
   try {
     return await lstat(p);
   } catch {
@@ -20,7 +21,11 @@ async function lstatOrUndefined(p: string): Promise<import("node:fs").Stats | un
  * /proc, its own PID namespace and session, killed with its parent, and no network unless
  * allowed.
  */
-export async function bwrapArgs(sandbox: ExecEnvironment["sandbox"], writable: readonly string[], cwd: string): Promise<string[]> {
+export async function bwrapArgs(
+  sandbox: ExecEnvironment["sandbox"],
+  writable: readonly string[],
+  cwd: string,
+): Promise<string[]> {
   const args: string[] = [];
   if (sandbox.readableRoots === undefined) {
     args.push("--ro-bind", "/", "/");

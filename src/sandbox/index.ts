@@ -5,4 +5,6 @@
 export { createExecEnvironment, environmentOf, validateSandboxPolicy, type ExecEnvironmentOptions } from "./create.js";
 export { environmentFilter, validateEnvironmentPolicy } from "./envPolicy.js";
 export { runCommand, TIMEOUT_EXIT_CODE, type RunOptions, type RunResult } from "./run.js";
+/** For handlers that run a helper of the host's (ripgrep): found on `PATH`, cached per value. */
+export { cachedLookup } from "../process/index.js";
 export { checkWriteOrEscalate, escalationSignature } from "./escalate.js";

@@ -19,6 +19,7 @@ import {
 import { errorMessage } from "../util/index.js";
 import { stat } from "node:fs/promises";
 import path from "node:path";
+import { Readable } from "node:stream";
 import { bwrapArgs } from "./bwrap.js";
 import { inGitDir, realTarget, rootOf } from "./roots.js";
 
@@ -31,9 +32,9 @@ function spawned(started: GroupChild): SpawnedProcess {
   return {
     pid: pgid,
     stdin: child.stdin,
-    // Both are pipes: spawnGroup is always asked for them.
-    stdout: child.stdout!,
-    stderr: child.stderr!,
+    // Both are pipes (spawnGroup is always asked for them); the fallbacks only satisfy the types.
+    stdout: child.stdout ?? Readable.from([]),
+    stderr: child.stderr ?? Readable.from([]),
     exited,
     terminate: (graceMs) => terminateProcessGroup(pgid, graceMs),
     dispose: () =>
@@ -84,10 +85,10 @@ export class LocalEnvironment implements ExecEnvironment {
     }
     const problem = await programProblem(program, req.cwd, env["PATH"]);
     if (problem !== undefined) throw FunctionCallError.respondToModel(problem);
-    const argv = [...prefix, ...req.argv];
+    const [file = program, ...args] = [...prefix, ...req.argv];
     try {
       return spawned(
-        await spawnGroup(argv[0]!, argv.slice(1), {
+        await spawnGroup(file, args, {
           cwd: req.cwd,
           env,
           stdio: [req.stdin ?? "ignore", "pipe", "pipe"],

@@ -2,5 +2,12 @@ export { errorText, errorMessage } from "./errorText.js";
 export { formatSeconds, formatSecondsExact } from "./format.js";
 export { isRecord } from "./isRecord.js";
 export { now, MAX_TIMER_MS, timerDelay } from "./clock.js";
-export { BINARY_SNIFF_BYTES, looksBinary, readLines, type LineVisit, type ReadLinesOptions } from "./lines.js";
+export {
+  BINARY_SNIFF_BYTES,
+  looksBinary,
+  openRegularFile,
+  readLines,
+  type LineVisit,
+  type ReadLinesOptions,
+} from "./lines.js";
 export { PACKAGE_VERSION } from "./version.js";

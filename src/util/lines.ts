@@ -1,4 +1,5 @@
-import { open } from "node:fs/promises";
+import { constants } from "node:fs";
+import { open, type FileHandle } from "node:fs/promises";
 
 const CHUNK_BYTES = 64 * 1024;
 /** Bytes sniffed for a NUL, the way git and ripgrep tell binary files apart. */
@@ -22,11 +23,28 @@ export interface ReadLinesOptions {
 }
 
 /**
+ * Opens a regular file for reading and nothing else: non-blocking, so a FIFO (which would
+ * block a thread of the file I/O pool until a writer comes) or a device is refused at once.
+ * Rejects with code `ENOTREG` for anything but a regular file.
+ */
+export async function openRegularFile(path: string): Promise<FileHandle> {
+  const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    if ((await handle.stat()).isFile()) return handle;
+  } catch (err) {
+    await handle.close();
+    throw err;
+  }
+  await handle.close();
+  throw Object.assign(new Error(`${path} is not a regular file`), { code: "ENOTREG" });
+}
+
+/**
  * Streams a file line by line with bounded memory: a chunk plus one capped line, however
  * large the file or its lines. Returns the number of lines seen (all of them unless stopped).
  */
 export async function readLines(path: string, opts: ReadLinesOptions): Promise<number> {
-  const handle = await open(path, "r");
+  const handle = await openRegularFile(path);
   try {
     const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
     const line = Buffer.allocUnsafe(opts.maxLineBytes);

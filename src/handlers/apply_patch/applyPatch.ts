@@ -22,6 +22,11 @@ export interface ApplyPatchOptions {
   /** Checked before the first write; once writing has begun the patch is finished. */
   signal?: AbortSignal;
   logger?: Logger;
+  /**
+   * Once the patch is planned and before anything is written, with every path it would write,
+   * delete or move (as the patch wrote them): throws to refuse the patch (the sandbox's roots).
+   */
+  beforeWrite?: (paths: string[]) => Promise<void>;
 }
 
 // ignoreBOM keeps a byte-order mark in the text, so it survives the rewrite.
@@ -108,6 +113,11 @@ async function planHunk(tree: PlannedTree, hunk: Hunk, cwd: string, result: Appl
   }
 }
 
+/** Every path a patch touches, move destinations included, as the patch wrote them. */
+export function patchPaths(hunks: readonly Hunk[]): string[] {
+  return hunks.flatMap((h) => (h.type === "update" && h.movePath ? [h.path, h.movePath] : [h.path]));
+}
+
 function summarize({ added, modified, deleted }: Omit<ApplyPatchResult, "summary">): string {
   const lines = [
     "Success. Updated the following files:",
@@ -130,6 +140,7 @@ export async function applyPatch(patch: string, opts: ApplyPatchOptions): Promis
   const tree = new PlannedTree();
   const result: ApplyPatchResult = { added: [], modified: [], deleted: [], summary: "" };
   for (const hunk of hunks) await planHunk(tree, hunk, opts.cwd, result);
+  await opts.beforeWrite?.(patchPaths(hunks));
   if (opts.signal?.aborted) throw new PatchApplyError("apply_patch was aborted before any file was changed");
   await commitChanges(tree.changes, opts.logger ?? defaultLogger());
   result.summary = summarize(result);

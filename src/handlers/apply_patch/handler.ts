@@ -1,6 +1,7 @@
 import { type ToolPayload, FunctionCallError, type ToolOutput } from "../../protocol/index.js";
 import type { PolicySubject, ToolFactory, ToolHandler, ToolInvocation } from "../../registry/index.js";
-import { applyPatch } from "./applyPatch.js";
+import { checkWriteOrEscalate, environmentOf } from "../../sandbox/index.js";
+import { applyPatch, patchPaths } from "./applyPatch.js";
 import { APPLY_PATCH_FREEFORM_SPEC, APPLY_PATCH_FUNCTION_SPEC } from "./definition.js";
 import { parsePatch, PatchParseError, type Hunk } from "./parser.js";
 
@@ -41,7 +42,7 @@ export class ApplyPatchHandler implements ToolHandler {
     } catch {
       return { paths: [], summary: "apply_patch (a patch that does not parse)" };
     }
-    const paths = hunks.flatMap((h) => (h.type === "update" && h.movePath ? [h.path, h.movePath] : [h.path]));
+    const paths = patchPaths(hunks);
     const lines = hunks.map(
       (h) => `${HUNK_LETTER[h.type]} ${h.path}${h.type === "update" && h.movePath ? ` -> ${h.movePath}` : ""}`,
     );
@@ -50,8 +51,13 @@ export class ApplyPatchHandler implements ToolHandler {
 
   async handle(inv: ToolInvocation): Promise<ToolOutput> {
     const patch = patchText(inv);
+    const { turn } = inv;
+    const env = environmentOf(turn);
+    // Every target inside the writable roots, or a person's allow, before any byte is written.
+    const beforeWrite = (paths: string[]): Promise<void> =>
+      checkWriteOrEscalate(env, paths, { cwd: turn.cwd, escalate: inv.escalate?.bind(inv) });
     try {
-      const result = await applyPatch(patch, { cwd: inv.turn.cwd, signal: inv.signal, logger: inv.turn.logger });
+      const result = await applyPatch(patch, { cwd: turn.cwd, signal: inv.signal, logger: turn.logger, beforeWrite });
       inv.turn.logger.debug(
         { callId: inv.callId, added: result.added, modified: result.modified, deleted: result.deleted },
         "apply_patch applied",

@@ -5,6 +5,7 @@ import type { PolicySubject, ToolFactory, ToolHandler, ToolInvocation } from "..
 import { deadline } from "../../turn/index.js";
 import { newestFirst, searchWithJs, type SearchRequest } from "./fallback.js";
 import { findRipgrep, runRipgrep } from "./ripgrep.js";
+import { environmentOf } from "../../sandbox/index.js";
 import { errorMessage, formatSecondsExact } from "../../util/index.js";
 
 const DEFAULT_LIMIT = 100;
@@ -75,6 +76,8 @@ export class GrepFilesHandler implements ToolHandler {
     const requested = args.limit ?? DEFAULT_LIMIT;
     if (requested < 1) throw fail("limit must be greater than zero");
     const root = resolve(inv.turn.cwd, args.path ?? ".");
+    const env = environmentOf(inv.turn);
+    await env.checkRead(args.path ?? ".", { cwd: inv.turn.cwd });
     try {
       await stat(root);
     } catch (err) {
@@ -89,7 +92,7 @@ export class GrepFilesHandler implements ToolHandler {
     const req: SearchRequest = { pattern, include, root, signal };
     let results: string[];
     try {
-      const found = rg ? await runRipgrep(rg, req) : await searchWithJs(req);
+      const found = rg ? await runRipgrep(env, rg, req, inv.turn.cwd) : await searchWithJs(req);
       results = await newestFirst(found, Math.min(requested, MAX_LIMIT), signal);
     } catch (err) {
       if (inv.signal.aborted || err instanceof FunctionCallError) throw err;

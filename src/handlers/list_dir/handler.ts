@@ -3,6 +3,7 @@ import { readdir, stat } from "node:fs/promises";
 import { isAbsolute, join } from "node:path";
 import { FunctionCallError, type ToolOutput, type FunctionToolSpec } from "../../protocol/index.js";
 import type { PolicySubject, ToolFactory, ToolHandler, ToolInvocation } from "../../registry/index.js";
+import { environmentOf } from "../../sandbox/index.js";
 import { errorMessage } from "../../util/index.js";
 
 const MAX_ENTRY_CHARS = 500;
@@ -123,6 +124,7 @@ export class ListDirHandler implements ToolHandler {
     if (limit < 1) throw fail("limit must be greater than zero");
     if (depth < 1) throw fail("depth must be greater than zero");
     if (!isAbsolute(path)) throw fail("dir_path must be an absolute path");
+    await environmentOf(inv.turn).checkRead(path);
     await checkDirectory(path);
 
     let entries: Entry[];

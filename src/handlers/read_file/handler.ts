@@ -2,6 +2,7 @@ import { stat } from "node:fs/promises";
 import { isAbsolute } from "node:path";
 import { FunctionCallError, type ToolOutput, type FunctionToolSpec } from "../../protocol/index.js";
 import type { PolicySubject, ToolFactory, ToolHandler, ToolInvocation } from "../../registry/index.js";
+import { environmentOf } from "../../sandbox/index.js";
 import { errorMessage, looksBinary, readLines } from "../../util/index.js";
 
 const MAX_LINE_CHARS = 500;
@@ -77,6 +78,7 @@ export class ReadFileHandler implements ToolHandler {
     if (offset < 1) throw fail("offset must be a 1-indexed line number");
     if (limit < 1) throw fail("limit must be greater than zero");
     if (!isAbsolute(path)) throw fail("file_path must be an absolute path");
+    await environmentOf(inv.turn).checkRead(path);
     await checkReadableFile(path);
 
     const decoder = new TextDecoder("utf-8");

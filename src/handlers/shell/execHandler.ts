@@ -107,7 +107,8 @@ export abstract class ExecHandler<Ctx = unknown> implements ToolHandler<Ctx> {
     let run = await this.run(inv, env, req, cwd, true);
     if (run.escalatable && inv.escalate) {
       const summary = commandLine(req.argv);
-      if (await inv.escalate({ reason: texts.escalateCommand, summary })) run = await this.run(inv, env, req, cwd, false);
+      if (await inv.escalate({ reason: texts.escalateCommand, summary }))
+        run = await this.run(inv, env, req, cwd, false);
     }
     return run.output;
   }

@@ -1,8 +1,9 @@
-import { open, stat } from "node:fs/promises";
+import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { FunctionCallError, type ToolOutput, type FunctionToolSpec } from "../../protocol/index.js";
 import type { PolicySubject, ToolFactory, ToolHandler, ToolInvocation } from "../../registry/index.js";
-import { errorMessage } from "../../util/index.js";
+import { environmentOf } from "../../sandbox/index.js";
+import { errorMessage, openRegularFile } from "../../util/index.js";
 
 /** The Responses API takes images up to 20 MB; a larger data URL would be rejected anyway. */
 export const DEFAULT_MAX_IMAGE_BYTES = 20 * 1024 * 1024;
@@ -50,7 +51,9 @@ export class ViewImageHandler implements ToolHandler {
   constructor(private readonly maxBytes: number = DEFAULT_MAX_IMAGE_BYTES) {}
 
   async handle(inv: ToolInvocation): Promise<ToolOutput> {
-    const path = resolve(inv.turn.cwd, (inv.args as { path: string }).path);
+    const asked = (inv.args as { path: string }).path;
+    const path = resolve(inv.turn.cwd, asked);
+    await environmentOf(inv.turn).checkRead(asked, { cwd: inv.turn.cwd });
     let size: number;
     try {
       const info = await stat(path);
@@ -65,7 +68,7 @@ export class ViewImageHandler implements ToolHandler {
     }
     let bytes: Buffer;
     try {
-      const handle = await open(path, "r");
+      const handle = await openRegularFile(path);
       try {
         bytes = await handle.readFile({ signal: inv.signal });
       } finally {

@@ -1,11 +1,12 @@
 import { spawn } from "node:child_process";
-import { mkdir, utimes, writeFile } from "node:fs/promises";
+import { mkdir, readFile, utimes, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { GREP_FILES_SPEC, GrepFilesHandler, type GrepFilesOptions } from "../../../src/handlers/grep_files/handler.js";
 import { findRipgrep } from "../../../src/handlers/grep_files/ripgrep.js";
 import type { ToolRegistration, TurnContext } from "../../../src/index.js";
 import { callTool, tempDir } from "../toolHarness.js";
+import { processAlive } from "../../../src/process/index.js";
 
 // CI installs ripgrep (.ci/run); without it only the JS fallback runs here.
 const rgPath = await findRipgrep();
@@ -136,18 +137,26 @@ describe("grep_files", () => {
     expect(out.text).toMatch(/^invalid pattern: /);
   });
 
-  it.skipIf(rgPath === null)("kills rg when it outlives the timeout", async () => {
-    const fifo = join(dir, "never-written");
-    await new Promise((r) => spawn("mkfifo", [fifo]).on("close", r));
-    // rg blocks opening a FIFO nobody writes to.
+  it("kills rg when it outlives the timeout", async () => {
+    // A stand-in rg that never answers and records its pid.
+    const slow = join(dir, "slow-rg");
+    await writeFile(slow, `#!/bin/sh\necho $$ > '${dir}/rg.pid'\nexec sleep 30\n`, { mode: 0o755 });
     const out = await callTool(
-      toolsWith({ ripgrep: rgPath!, timeoutMs: 200 }),
+      toolsWith({ ripgrep: slow, timeoutMs: 200 }),
       "grep_files",
-      { pattern: "x", path: fifo },
+      { pattern: "x" },
       { cwd: dir },
     );
     expect(out.success).toBe(false);
     expect(out.text).toBe("rg timed out after 0.2 seconds");
+    expect(processAlive(Number(await readFile(join(dir, "rg.pid"), "utf8")))).toBe(false);
+  });
+
+  it("refuses a FIFO at once instead of blocking on it", async () => {
+    const fifo = join(dir, "never-written");
+    await new Promise((r) => spawn("mkfifo", [fifo]).on("close", r));
+    const out = await callTool(toolsWith({}), "grep_files", { pattern: "x", path: fifo }, { cwd: dir });
+    expect(out).toMatchObject({ success: false, text: `${fifo} is not a regular file` });
   });
 
   it.skipIf(rgPath === null)("says why rg failed", async () => {

@@ -55,18 +55,25 @@ describe("read_file", () => {
     expect(lines.at(-1)).toBe("L2000: 2000");
   });
 
-  it("stops reading after `limit` lines: a pipe whose writer never closes still answers", async () => {
+  it("refuses a FIFO without blocking, whether or not a writer holds it open", async () => {
     const fifo = join(dir, "stream");
     const mk = spawn("mkfifo", [fifo]);
     await new Promise((r) => mk.on("close", r));
-    // The writer keeps the pipe open for 30 s: a reader that wanted the whole file would hang.
+    // No writer: opening it for reading would block a file-I/O thread until one comes.
+    expect(await read({ file_path: fifo })).toMatchObject({ success: false, text: `${fifo} is not a regular file` });
     const writer = spawn("sh", ["-c", `{ seq 1 100000; sleep 30; } > '${fifo}'`], { detached: true, stdio: "ignore" });
     try {
-      const out = await read({ file_path: fifo, offset: 3, limit: 3 });
-      expect(out.text).toBe("L3: 3\nL4: 4\nL5: 5");
+      expect(await read({ file_path: fifo })).toMatchObject({ success: false, text: `${fifo} is not a regular file` });
     } finally {
       process.kill(-writer.pid!, "SIGKILL");
     }
+  });
+
+  it("refuses a device", async () => {
+    expect(await read({ file_path: "/dev/zero" })).toMatchObject({
+      success: false,
+      text: "/dev/zero is not a regular file",
+    });
   });
 
   it("answers from the head of a 1 GiB file", async () => {
