@@ -96,6 +96,26 @@ export {
   type RiskLevel,
 } from "./policy/index.js";
 
+// sandbox: where commands run and files are written (DESIGN section 12)
+export {
+  createExecEnvironment,
+  environmentOf,
+  runCommand,
+  type ExecEnvironmentOptions,
+  type RunOptions,
+  type RunResult,
+} from "./sandbox/index.js";
+export {
+  SandboxDenial,
+  type EnvironmentPolicy,
+  type EscalationRequest,
+  type ExecEnvironment,
+  type SandboxMode,
+  type SandboxPolicy,
+  type SpawnedProcess,
+  type SpawnRequest,
+} from "./protocol/index.js";
+
 // router, runtime and the composition root
 export {
   ToolCallFailure,

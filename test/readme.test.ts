@@ -1,12 +1,14 @@
 import { execFile } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { existsSync } from "node:fs";
+import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
+const hasBwrap = (process.env["PATH"] ?? "").split(":").some((dir) => dir !== "" && existsSync(join(dir, "bwrap")));
 
 /** The README's runnable examples: ```ts blocks whose first line is `// example: NAME`. */
 async function readmeExamples(): Promise<Map<string, string>> {
@@ -38,6 +40,7 @@ describe("README examples", () => {
       "hooks",
       "middleware",
       "permissions",
+      "sandbox",
       "shell",
     ]);
   });
@@ -71,6 +74,21 @@ describe("README examples", () => {
       { type: "function_call_output", call_id: "c2", output: "L1: Hello, world!" },
     ]);
   });
+
+  // CI installs bubblewrap (.ci/run): there the sandboxed path must run, not skip.
+  it.skipIf(!hasBwrap && process.env["CI"] !== "true")(
+    "the sandbox example writes inside the workspace, is refused outside, and hides the key",
+    async () => {
+      const lines = (await runExample((await readmeExamples()).get("sandbox")!)).trim().split("\n");
+      const out = Object.fromEntries(
+        lines.map((l) => [l.slice(0, l.indexOf(" ")), JSON.parse(l.slice(l.indexOf(" ") + 1)) as string]),
+      );
+      expect(out["inside"]).toMatch(/^Exit code: 0\n[\s\S]*Output:\nhi\n$/);
+      expect(out["outside"]).toMatch(/^Exit code: [1-9][\s\S]*toolcall-example\.txt: Read-only file system\n$/);
+      expect(out["env"]).toMatch(/^Exit code: 0\n[\s\S]*Output:\nkey=hidden ci=1\n$/);
+      expect(existsSync(join(homedir(), "toolcall-example.txt"))).toBe(false);
+    },
+  );
 
   it("the dynamic tool example is answered from onEvent", async () => {
     const out = JSON.parse(await runExample((await readmeExamples()).get("dynamic")!)) as unknown;
