@@ -1,4 +1,5 @@
 import { signalProcessGroup } from "./groups.js";
+import { watch } from "./watchdog.js";
 
 /*
  * Process groups that must not outlive this process: shell commands and MCP stdio servers.
@@ -10,6 +11,9 @@ import { signalProcessGroup } from "./groups.js";
  *   `forwardHostSignals`, as the terminal would have done to its foreground job;
  * - if no other listener handles that signal (its default action would end the host), every
  *   group gets SIGKILL and the signal is re-raised, so the host still dies by it.
+ *
+ * And should the host die by SIGKILL, where no listener runs, the watchdog (watchdog.ts) kills
+ * every group still tracked.
  *
  * How a host's own handler cooperates (the CLI's `onInterrupt`, an embedder's): any other
  * `process.on(signal)` listener means the host handles the signal, so this module only passes
@@ -63,7 +67,10 @@ export function trackProcessGroup(pgid: number, opts: TrackOptions = {}): () => 
   const group: TrackedGroup = { pgid, forwardHostSignals: opts.forwardHostSignals ?? false };
   if (tracked.size === 0) setHostHooks(true);
   tracked.add(group);
+  watch(pgid, true);
   return () => {
-    if (tracked.delete(group) && tracked.size === 0) setHostHooks(false);
+    if (!tracked.delete(group)) return;
+    watch(pgid, false);
+    if (tracked.size === 0) setHostHooks(false);
   };
 }

@@ -14,4 +14,3 @@ export { trackProcessGroup, type TrackOptions } from "./hostExit.js";
 export { childClosed } from "./reap.js";
 export { spawnGroup, type GroupChild } from "./spawn.js";
 export { cachedLookup, findExecutable, programProblem } from "./which.js";
-export { parentDeathPrefix } from "./parentDeath.js";

@@ -21,7 +21,7 @@ export async function findExecutable(name: string, pathEnv: string | undefined):
   return null;
 }
 
-/** Lookups of the host's own helpers (bwrap, setpriv, rg), cached per `PATH` value. */
+/** Lookups of the host's own helpers (bwrap, rg), cached per `PATH` value. */
 export function cachedLookup(name: string): (pathEnv: string | undefined) => Promise<string | null> {
   const found = new Map<string, Promise<string | null>>();
   return (pathEnv) => {
@@ -38,7 +38,7 @@ export function cachedLookup(name: string): (pathEnv: string | undefined) => Pro
 /**
  * Why `program` cannot start, in the words the model reads, or undefined when it can: a bare
  * name is looked up on `pathEnv`, a path against `cwd`. Checked before spawning, so a wrapper
- * (bwrap, setpriv) that would exec it cannot blur the answer.
+ * (bwrap) that would exec it cannot blur the answer.
  */
 export async function programProblem(
   program: string,

@@ -2,7 +2,6 @@ import {
   cachedLookup,
   childClosed,
   killProcessGroup,
-  parentDeathPrefix,
   programProblem,
   spawnGroup,
   terminateProcessGroup,
@@ -55,7 +54,7 @@ function spawned(started: GroupChild): SpawnedProcess {
 
 /**
  * Commands on this machine: in bubblewrap under `read-only` and `workspace-write`, directly
- * (with a parent-death signal where the platform has one) under `danger-full-access` or for an
+ * (a SIGKILLed host's watchdog kills them, src/process) under `danger-full-access` or for an
  * approved escalation. `writable` and the sandbox's roots are real paths.
  */
 export class LocalEnvironment implements ExecEnvironment {
@@ -74,14 +73,12 @@ export class LocalEnvironment implements ExecEnvironment {
   async spawn(req: SpawnRequest): Promise<SpawnedProcess> {
     const env = { ...this.environment(process.env), ...req.env };
     const program = req.argv[0] ?? "";
-    let prefix: readonly string[];
+    let prefix: readonly string[] = [];
     if (req.sandboxed !== false && this.kind === "bubblewrap") {
       // Never a silent fallback to no sandbox.
       const bwrap = await findBwrap(process.env["PATH"]);
       if (!bwrap) throw FunctionCallError.respondToModel(texts.sandboxUnavailable);
       prefix = [bwrap, ...(await bwrapArgs(this.sandbox, this.writable, req.cwd)), "--"];
-    } else {
-      prefix = await parentDeathPrefix();
     }
     const problem = await programProblem(program, req.cwd, env["PATH"]);
     if (problem !== undefined) throw FunctionCallError.respondToModel(problem);

@@ -267,6 +267,10 @@ describe("shell handler with real processes", () => {
       },
     );
 
+    it("kills the command and its background grandchild when the host dies by SIGKILL (the watchdog)", async () => {
+      expect(await hostEnds("wait", (host) => host.kill("SIGKILL"))).toEqual({ code: null, signal: "SIGKILL" });
+    });
+
     it("passes a SIGINT the host handles itself on to the command, as a terminal would", async () => {
       // The foreground sleep dies of it, so does the shell; the call ends and kills the rest.
       expect(await hostEnds("handled", (host) => host.kill("SIGINT"))).toEqual({ code: 0, signal: null });
