@@ -5,15 +5,17 @@ import { McpConfigError, parseMcpConfigJson, parseMcpConfigToml, type McpServers
 import { validateHookConfig, type HookConfig, type PermissionMode, type PermissionPolicy } from "../policy/index.js";
 import type { ToolsConfig } from "../toolset.js";
 import type { TruncationPolicy } from "../turn/index.js";
+import type { EnvironmentPolicy } from "../protocol/index.js";
 import { errorMessage } from "../util/index.js";
+import { ConfigError, isTable, Section, typeName } from "./configSection.js";
+import {
+  parseSandboxSettings,
+  parseShellEnvironmentPolicy,
+  SANDBOX_CONFIG_KEYS,
+  type SandboxSettings,
+} from "./sandboxConfig.js";
 
-/** A config problem the user must fix; `toolcall` exits with code 2. */
-export class ConfigError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "ConfigError";
-  }
-}
+export { ConfigError } from "./configSection.js";
 
 export interface RuntimeSettings {
   maxConcurrency?: number;
@@ -31,79 +33,13 @@ export interface CliConfig {
   permissions?: PermissionPolicy;
   /** `[hooks]`: the hooks.json shape Claude Code and Codex share. */
   hooks?: HookConfig;
+  /** `[sandbox]`, or Codex's `sandbox_mode` and `[sandbox_workspace_write]`; roots are absolute. */
+  sandbox?: SandboxSettings;
+  /** `[shell_environment_policy]`: which variables commands see. */
+  shellEnvironmentPolicy?: EnvironmentPolicy;
 }
 
 export const DEFAULT_CONFIG_NAME = "toolcall.toml";
-
-type Table = Record<string, unknown>;
-const isTable = (v: unknown): v is Table => typeof v === "object" && v !== null && !Array.isArray(v);
-
-function typeName(v: unknown): string {
-  if (v === null) return "null";
-  if (Array.isArray(v)) return "array";
-  if (v instanceof Date) return "date";
-  return typeof v;
-}
-
-/** Reads one section's keys, naming the file, the dotted key and the expected type in errors. */
-class Section {
-  constructor(
-    private readonly file: string,
-    private readonly name: string,
-    private readonly table: Table,
-  ) {}
-
-  private fail(key: string, expected: string): never {
-    const value = this.table[key];
-    throw new ConfigError(`${this.file}: ${this.name}.${key}: expected ${expected}, got ${typeName(value)}`);
-  }
-
-  rejectUnknown(known: readonly string[]): void {
-    for (const key of Object.keys(this.table)) {
-      if (!known.includes(key)) {
-        throw new ConfigError(`${this.file}: unknown key ${this.name}.${key} (known keys: ${known.join(", ")})`);
-      }
-    }
-  }
-
-  boolean(key: string): boolean | undefined {
-    const v = this.table[key];
-    if (v === undefined) return undefined;
-    if (typeof v !== "boolean") this.fail(key, "boolean");
-    return v;
-  }
-
-  integer(key: string, min: number, max: number): number | undefined {
-    const v = this.table[key];
-    if (v === undefined) return undefined;
-    // smol-toml yields bigint only past 2^53; treat it like any other out-of-range number.
-    if (typeof v !== "number" || !Number.isInteger(v) || v < min || v > max) {
-      this.fail(key, `integer in ${min}..${max}`);
-    }
-    return v;
-  }
-
-  oneOf<T extends string | false>(key: string, choices: readonly T[]): T | undefined {
-    const v = this.table[key];
-    if (v === undefined) return undefined;
-    if (!choices.includes(v as T)) this.fail(key, `one of ${choices.map((c) => JSON.stringify(c)).join(", ")}`);
-    return v as T;
-  }
-
-  stringArray(key: string): string[] | undefined {
-    const v = this.table[key];
-    if (v === undefined) return undefined;
-    if (!Array.isArray(v) || !v.every((item) => typeof item === "string")) this.fail(key, "array of strings");
-    return v;
-  }
-
-  subTable(key: string): Section | undefined {
-    const v = this.table[key];
-    if (v === undefined) return undefined;
-    if (!isTable(v)) this.fail(key, "table");
-    return new Section(this.file, `${this.name}.${key}`, v);
-  }
-}
 
 const TOOL_KEYS = [
   "shell",
@@ -204,15 +140,22 @@ function parseHooks(value: unknown, file: string): HookConfig {
 }
 
 /**
- * Validates the `[tools]`, `[runtime]`, `[permissions]` and `[hooks]` sections of a parsed config document and its
- * top-level keys. Servers are `[mcp_servers.NAME]` in TOML and `mcpServers` in JSON (the
+ * Validates the `[tools]`, `[runtime]`, `[permissions]`, `[hooks]`, sandbox and
+ * `[shell_environment_policy]` sections of a parsed config document and its top-level keys. Servers are `[mcp_servers.NAME]` in TOML and `mcpServers` in JSON (the
  * common MCP client format); the MCP config parser reads them. `permissions` (snake_case
  * keys) and `hooks` take the same shapes in both, so a `.claude/settings.json` hook block
  * pastes in unchanged.
  */
 export function parseCliConfig(doc: unknown, file: string): Omit<CliConfig, "mcpServers"> {
   if (!isTable(doc)) throw new ConfigError(`${file}: expected a table at the top level, got ${typeName(doc)}`);
-  const known = ["tools", "runtime", "permissions", "hooks", isJsonFile(file) ? "mcpServers" : "mcp_servers"];
+  const known = [
+    "tools",
+    "runtime",
+    "permissions",
+    "hooks",
+    isJsonFile(file) ? "mcpServers" : "mcp_servers",
+    ...SANDBOX_CONFIG_KEYS,
+  ];
   for (const key of Object.keys(doc)) {
     if (!known.includes(key)) throw new ConfigError(`${file}: unknown key ${key} (known keys: ${known.join(", ")})`);
   }
@@ -228,6 +171,11 @@ export function parseCliConfig(doc: unknown, file: string): Omit<CliConfig, "mcp
   const config: Omit<CliConfig, "mcpServers"> = { file, tools, runtime };
   if (doc["permissions"] !== undefined) config.permissions = parsePermissions(section("permissions"));
   if (doc["hooks"] !== undefined) config.hooks = parseHooks(doc["hooks"], file);
+  const sandbox = parseSandboxSettings(new Section(file, "", doc));
+  if (sandbox !== undefined) config.sandbox = sandbox;
+  if (doc["shell_environment_policy"] !== undefined) {
+    config.shellEnvironmentPolicy = parseShellEnvironmentPolicy(section("shell_environment_policy"));
+  }
   return config;
 }
 

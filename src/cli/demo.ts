@@ -3,13 +3,14 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { McpConnectionManager } from "../mcp/index.js";
-import { outputText, type UnknownItem } from "../protocol/index.js";
+import { outputText, type ExecEnvironment, type UnknownItem } from "../protocol/index.js";
 import { createToolRouter } from "../toolset.js";
 import { ToolCallRuntime, type ToolCallOutcome } from "../runtime/index.js";
 import { createTurnContext, type ToolEvent } from "../turn/index.js";
 import { PermissionEngine } from "../policy/index.js";
 import { EXIT_ABORTED, interruptible, onInterrupt, stderrLogger } from "./session.js";
 import { LiveStatus } from "./status.js";
+import { bwrapInstalled, describeSandbox, openEnvironment, type SandboxFlags } from "./sandbox.js";
 import { now } from "../util/index.js";
 
 const WORKSPACE_FILES: Record<string, string> = {
@@ -61,9 +62,10 @@ function recordedResponse(ws: string): UnknownItem[] {
     fn("call_ls", "shell", { command: ["ls", "-la", "src"], workdir: ws }),
     fn("call_review", "mcp__demo__slow_review", { topic: "src/app.js exit codes", delay_ms: 1200 }),
     fn("call_words", "mcp__demo__word_count", { text: WORKSPACE_FILES["README.md"] }),
-    // Mutating, so it passes the readiness gate; the sleep stands in for a slow build step.
+    // Mutating, so it passes the readiness gate; the sleep stands in for a slow build step. Not
+    // a login shell (-l): the user's profile may write to $HOME, which the sandbox refuses.
     fn("call_backup", "shell", {
-      command: ["bash", "-lc", "cp -r src .backup && sleep 0.5 && ls .backup"],
+      command: ["bash", "-c", "cp -r src .backup && sleep 0.5 && ls .backup"],
       workdir: ws,
     }),
     { type: "custom_tool_call", call_id: "call_patch", name: "apply_patch", input: PATCH },
@@ -135,13 +137,16 @@ function exclusiveOverlaps(
 
 /**
  * `toolcall demo`: a recorded turn of eleven items (ten calls) through the runtime, on a temp
- * workspace and a bundled MCP server, offline. Live status, outputs, then a summary.
+ * workspace and a bundled MCP server, offline. Live status, outputs, then a summary. Commands
+ * run in the `workspace-write` sandbox when bubblewrap is installed and unconfined otherwise
+ * (`npm start` must work on any machine); `--sandbox` chooses instead.
  */
-export async function runDemo(opts: { logLevel?: string | undefined } = {}): Promise<number> {
+export async function runDemo(opts: { logLevel?: string | undefined } & SandboxFlags = {}): Promise<number> {
   const out = process.stdout;
   const logger = stderrLogger(opts.logLevel);
   const ws = await mkdtemp(path.join(os.tmpdir(), "toolcall-demo-"));
   let mcp: McpConnectionManager | undefined;
+  let environment: ExecEnvironment | undefined;
   // Ctrl-C aborts the turn (outputs and summary still shown) and still removes the workspace.
   const interrupt = new AbortController();
   const stopHandlingSignals = onInterrupt(() => {
@@ -153,6 +158,10 @@ export async function runDemo(opts: { logLevel?: string | undefined } = {}): Pro
       await writeFile(path.join(ws, file), text);
     }
     out.write(`toolcall demo: workspace ${ws}\n`);
+    const bwrap = await bwrapInstalled();
+    const mode = opts.sandbox ?? (bwrap ? "workspace-write" : "danger-full-access");
+    environment = await openEnvironment(ws, { mode, networkAccess: opts.network === true }, undefined);
+    out.write(`${describeSandbox(mode, bwrap, opts.sandbox === undefined ? "auto" : "flag")}\n`);
     mcp = McpConnectionManager.start({ demo: demoServerLaunch() }, { logger });
     await interruptible(mcp.waitForStartup());
     const router = await createToolRouter({}, { mcp, logger });
@@ -180,6 +189,7 @@ export async function runDemo(opts: { logLevel?: string | undefined } = {}): Pro
     const turn = createTurnContext({
       cwd: ws,
       logger,
+      environment,
       permissions: demoPolicy((line) => {
         status.note(line);
       }),
@@ -230,6 +240,7 @@ export async function runDemo(opts: { logLevel?: string | undefined } = {}): Pro
     if (interrupt.signal.aborted) return EXIT_ABORTED;
     return overlaps.length === 0 && failed === 0 ? 0 : 1;
   } finally {
+    await environment?.close?.();
     await mcp?.close();
     await rm(ws, { recursive: true, force: true });
     stopHandlingSignals();

@@ -8,6 +8,7 @@ import { FatalToolCallError, ToolCallRuntime } from "../runtime/index.js";
 import type { ToolEvent } from "../turn/index.js";
 import { errorMessage, isRecord } from "../util/index.js";
 import { ConfigError } from "./config.js";
+import { sandboxWarning } from "./sandbox.js";
 import {
   EXIT_ABORTED,
   EXIT_FATAL,
@@ -72,6 +73,8 @@ export async function runExec(opts: ExecOptions): Promise<number> {
     throw err;
   });
   const { router, turn, config } = session;
+  const warning = await sandboxWarning(session.environment);
+  if (warning !== undefined) say(warning);
   const max = config.runtime.maxConcurrency;
   const runtime = new ToolCallRuntime(router, turn, max !== undefined ? { maxConcurrency: max } : {});
 

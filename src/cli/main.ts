@@ -6,6 +6,7 @@ import { EXIT_ABORTED, EXIT_FATAL, EXIT_USAGE, InterruptedError } from "./sessio
 import { runDemo } from "./demo.js";
 import { runServeMcp } from "./serveMcp.js";
 import { runTools } from "./tools.js";
+import { parseSandboxFlag } from "./sandbox.js";
 import { errorMessage, PACKAGE_VERSION } from "../util/index.js";
 
 // The same relative place from src/cli and dist/cli.
@@ -26,11 +27,30 @@ common options:
   --permissions MODE default | accept_edits | read_only | bypass (overrides [permissions] mode);
                      nobody answers approvals here: a call that needs one is rejected
 
+sandbox options (exec, serve-mcp, demo):
+  --sandbox MODE     read-only | workspace-write | danger-full-access (overrides the config's
+                     mode; default workspace-write: commands may write the working directory,
+                     the temp directory and writable_roots, and have no network). The sandboxed
+                     modes need bubblewrap (bwrap); without it their commands are refused.
+                     demo default: workspace-write when bwrap is installed, else full access
+  --network          let sandboxed commands use the network (sets network_access)
+
 exec options:
   --events FILE      write every tool event to FILE as JSONL
 
 serve-mcp options:
   --http PORT        serve Streamable HTTP on 127.0.0.1:PORT (0 picks a free port)
+
+config file (toml; snake_case keys in .json too):
+  [tools] [runtime] [permissions] [hooks] [mcp_servers.NAME]
+  [sandbox]          mode, writable_roots, network_access, readable_roots
+                     (relative roots resolve against the config file's directory)
+  sandbox_mode = MODE, [sandbox_workspace_write] writable_roots, network_access
+                     Codex's names for the same settings; both places must agree
+  [shell_environment_policy]
+                     inherit = "all" | "core" | "none", ignore_default_excludes, exclude,
+                     include_only (name globs), set = { NAME = "value" }; by default names
+                     matching *KEY*, *SECRET*, *TOKEN* are not passed to commands
 
 exit codes: 0 ok (tools may have failed), 1 fatal tool error, 2 bad usage or config,
 130 interrupted`;
@@ -41,6 +61,12 @@ const common = {
   "log-level": { type: "string" },
   permissions: { type: "string" },
   help: { type: "boolean", short: "h" },
+} as const satisfies ParseArgsConfig["options"];
+
+/** For the commands that run tools. */
+const sandboxOptions = {
+  sandbox: { type: "string" },
+  network: { type: "boolean" },
 } as const satisfies ParseArgsConfig["options"];
 
 type Command = (args: string[]) => Promise<number>;
@@ -73,18 +99,30 @@ function commonOpts(values: {
   };
 }
 
+function sandboxFlags(values: { sandbox?: string | boolean; network?: string | boolean }) {
+  return {
+    sandbox: parseSandboxFlag(typeof values.sandbox === "string" ? values.sandbox : undefined),
+    network: values.network === true,
+  };
+}
+
 const commands: Record<string, Command> = {
   exec: async (args) => {
-    const { values, positionals } = parse(args, { events: { type: "string" } }, 1);
-    return runExec({ ...commonOpts(values), inputFile: positionals[0], eventsFile: values.events });
+    const { values, positionals } = parse(args, { ...sandboxOptions, events: { type: "string" } }, 1);
+    return runExec({
+      ...commonOpts(values),
+      ...sandboxFlags(values),
+      inputFile: positionals[0],
+      eventsFile: values.events,
+    });
   },
   "serve-mcp": async (args) => {
-    const { values } = parse(args, { http: { type: "string" } });
-    return runServeMcp({ ...commonOpts(values), http: values.http, version: PACKAGE_VERSION });
+    const { values } = parse(args, { ...sandboxOptions, http: { type: "string" } });
+    return runServeMcp({ ...commonOpts(values), ...sandboxFlags(values), http: values.http, version: PACKAGE_VERSION });
   },
   demo: async (args) => {
-    const { values } = parse(args, {});
-    return runDemo(commonOpts(values));
+    const { values } = parse(args, sandboxOptions);
+    return runDemo({ ...commonOpts(values), ...sandboxFlags(values) });
   },
   tools: async (args) => {
     const { values } = parse(args, { format: { type: "string" } });

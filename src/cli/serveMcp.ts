@@ -6,6 +6,7 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import { createMcpServer, McpToolService } from "../server/index.js";
 import { errorMessage } from "../util/index.js";
 import { ConfigError } from "./config.js";
+import { sandboxWarning } from "./sandbox.js";
 import { onInterrupt, openSession, type CommonOptions } from "./session.js";
 
 export interface ServeMcpOptions extends CommonOptions {
@@ -95,6 +96,8 @@ export async function runServeMcp(opts: ServeMcpOptions & { version: string }): 
     // Approvals go to the client that made the call, by elicitation when it supports it.
     approve: (req, signal) => service?.approve(req, signal) ?? Promise.resolve(undefined),
   });
+  const warning = await sandboxWarning(session.environment);
+  if (warning !== undefined) process.stderr.write(`toolcall serve-mcp: ${warning}\n`);
   service = new McpToolService({
     router: session.router,
     turn: session.turn,

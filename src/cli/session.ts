@@ -7,7 +7,9 @@ import { createToolRouter } from "../toolset.js";
 import { createTurnContext, type TurnContext, type ToolEvent } from "../turn/index.js";
 import { ConfigError, loadCliConfig, type CliConfig } from "./config.js";
 import { PermissionEngine, type PermissionMode, type PermissionPolicy } from "../policy/index.js";
+import type { ExecEnvironment } from "../protocol/index.js";
 import { errorMessage } from "../util/index.js";
+import { openEnvironment, sandboxPolicy, type SandboxFlags } from "./sandbox.js";
 
 export const EXIT_OK = 0;
 export const EXIT_FATAL = 1;
@@ -94,8 +96,8 @@ class RunningCommands {
 /** Longer than the shell's kill grace plus its wait for the group to go. */
 const COMMANDS_SETTLE_MS = 3_000;
 
-/** Options every command shares. */
-export interface CommonOptions {
+/** Options every command shares (the sandbox flags only where tools run; without them, the defaults). */
+export interface CommonOptions extends SandboxFlags {
   configPath?: string | undefined;
   cwd?: string | undefined;
   logLevel?: string | undefined;
@@ -138,9 +140,11 @@ export interface CliSession {
   logger: Logger;
   router: ToolRouter;
   turn: TurnContext;
+  /** Where the turn's commands run: the config's sandbox with the flags over it. */
+  environment: ExecEnvironment;
   /** The configured MCP servers, when there are any. */
   mcp: McpConnectionManager | undefined;
-  /** Waits for running shell commands to end (abort first), then stops the MCP servers. */
+  /** Waits for running shell commands to end (abort first), closes the environment, then stops the MCP servers. */
   close(): Promise<void>;
 }
 
@@ -180,6 +184,8 @@ export async function openSession(
   const config = await loadCliConfig({ configPath: opts.configPath, dir: cwd });
   // Before any MCP server starts: a bad policy must not leave one running.
   const permissions = permissionEngine(config, opts.permissions, opts.approve);
+  // One environment for the session: every turn's commands share its roots and variables.
+  const environment = await openEnvironment(cwd, sandboxPolicy(config.sandbox, opts), config.shellEnvironmentPolicy);
   const commands = new RunningCommands();
   const onEvent = (event: ToolEvent): void => {
     commands.observe(event);
@@ -190,18 +196,23 @@ export async function openSession(
     mcp = McpConnectionManager.start(config.mcpServers, { logger, onEvent });
     // Calls name MCP tools by qualified name, which resolve only once their server has listed them.
     const started = mcp;
-    const { failed } = await interruptible(started.waitForStartup(), () => started.close());
+    const { failed } = await interruptible(started.waitForStartup(), async () => {
+      await started.close();
+      await environment.close?.();
+    });
     for (const f of failed) process.stderr.write(`toolcall: MCP server '${f.server}' failed to start: ${f.error}\n`);
   }
   const router = await createToolRouter(config.tools, { logger, ...(mcp ? { mcp } : {}) }).catch(
     async (err: unknown) => {
       await mcp?.close();
+      await environment.close?.();
       throw err;
     },
   );
   const turn = createTurnContext({
     cwd,
     logger,
+    environment,
     ...(config.runtime.truncation ? { truncationPolicy: config.runtime.truncation } : {}),
     ...(permissions ? { permissions } : {}),
     ...(config.hooks ? { hooks: config.hooks } : {}),
@@ -209,7 +220,8 @@ export async function openSession(
   });
   const close = async (): Promise<void> => {
     await commands.settled(COMMANDS_SETTLE_MS);
+    await environment.close?.();
     await mcp?.close();
   };
-  return { config, cwd, logger, router, turn, mcp, close };
+  return { config, cwd, logger, router, turn, environment, mcp, close };
 }

@@ -1,7 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { collect, runCli, spawnCli, withTempDir } from "./helpers.js";
-import { stat, writeFile } from "node:fs/promises";
+import { mkdir, stat, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { findExecutable } from "../../src/process/index.js";
+import { bwrapInstalled } from "../../src/cli/sandbox.js";
+
+const BWRAP = await bwrapInstalled();
+const UNSANDBOXED = "sandbox: danger-full-access (bubblewrap not found; install it to run the demo sandboxed)";
 
 describe("toolcall tools (child process)", () => {
   it("prints the configured tools in each provider format", async () => {
@@ -45,6 +50,9 @@ describe("toolcall demo (child process)", () => {
     expect(result.stderr).toBe("");
     expect(result.code).toBe(0);
     const out = result.stdout;
+    // Sandboxed wherever bubblewrap is installed (CI installs it); the line after the workspace's.
+    const sandboxed = BWRAP || process.env["CI"] === "true";
+    expect(out.split("\n")[1]).toBe(sandboxed ? "sandbox: workspace-write (bubblewrap)" : UNSANDBOXED);
     // Not a TTY: plain status lines, each call seen running and done.
     for (const id of [
       "call_read_app",
@@ -71,6 +79,23 @@ describe("toolcall demo (child process)", () => {
     expect(out).toMatch(/sum of handler times:\s+\d+ ms/);
     expect(out).toMatch(/parallel speed-up:\s+\d+\.\d\dx/);
     expect(out).toMatch(/exclusive calls alone:\s+yes/);
+  });
+
+  it("runs unconfined, and says so, when bubblewrap is not on PATH", async () => {
+    await withTempDir(async (dir) => {
+      // A PATH with the demo's commands but not bwrap.
+      const bin = path.join(dir, "bin");
+      await mkdir(bin);
+      for (const name of ["bash", "ls", "cp", "sleep", "grep", "rg"]) {
+        const found = await findExecutable(name, process.env["PATH"]);
+        if (found) await symlink(found, path.join(bin, name));
+      }
+      const result = await runCli(["demo"], { env: { PATH: bin } });
+      expect(result.stderr).toBe("");
+      expect(result.code).toBe(0);
+      expect(result.stdout.split("\n")[1]).toBe(UNSANDBOXED);
+      expect(result.stdout).toMatch(/calls:\s+11 \(0 failed, 1 denied by policy\)/);
+    });
   });
 
   it("on SIGINT aborts the turn, still prints the summary, removes its workspace and exits 130", async () => {

@@ -1,0 +1,78 @@
+import { findExecutable } from "../process/index.js";
+import type { EnvironmentPolicy, ExecEnvironment, SandboxMode, SandboxPolicy } from "../protocol/index.js";
+import { createExecEnvironment } from "../sandbox/index.js";
+import { errorMessage } from "../util/index.js";
+import { ConfigError } from "./configSection.js";
+import { SANDBOX_MODES, type SandboxSettings } from "./sandboxConfig.js";
+
+/** The commands that run tools sandbox them unless told otherwise (the library's default is full access). */
+export const DEFAULT_SANDBOX_MODE: SandboxMode = "workspace-write";
+
+/** `--sandbox MODE` and `--network`. */
+export interface SandboxFlags {
+  /** Over the config's mode. */
+  sandbox?: SandboxMode | undefined;
+  /** Network for sandboxed commands, whatever the config says. */
+  network?: boolean | undefined;
+}
+
+/** `--sandbox`'s value, checked before anything starts. */
+export function parseSandboxFlag(value: string | undefined): SandboxMode | undefined {
+  if (value === undefined) return undefined;
+  if (!(SANDBOX_MODES as readonly string[]).includes(value)) {
+    throw new ConfigError(`--sandbox: expected one of ${SANDBOX_MODES.join(", ")}, got ${JSON.stringify(value)}`);
+  }
+  return value as SandboxMode;
+}
+
+/** The config's sandbox settings with the flags over them; `workspace-write` when neither names a mode. */
+export function sandboxPolicy(settings: SandboxSettings | undefined, flags: SandboxFlags): SandboxPolicy {
+  const policy: SandboxPolicy = { ...settings, mode: flags.sandbox ?? settings?.mode ?? DEFAULT_SANDBOX_MODE };
+  if (flags.network) policy.networkAccess = true;
+  return policy;
+}
+
+/** Is bubblewrap where the sandbox looks for it (this process's `PATH`)? */
+export async function bwrapInstalled(): Promise<boolean> {
+  return (await findExecutable("bwrap", process.env["PATH"])) !== null;
+}
+
+/**
+ * The session's environment. The policy's shapes were checked with the config; what is left
+ * (a cwd that vanished) is still the user's to fix, so it is a ConfigError.
+ */
+export async function openEnvironment(
+  cwd: string,
+  sandbox: SandboxPolicy,
+  env: EnvironmentPolicy | undefined,
+): Promise<ExecEnvironment> {
+  try {
+    return await createExecEnvironment({ cwd, sandbox, ...(env !== undefined && { env }) });
+  } catch (err) {
+    throw new ConfigError(`sandbox: ${errorMessage(err)}`);
+  }
+}
+
+/**
+ * One line for stderr when the environment sandboxes commands but bubblewrap is missing: the
+ * commands are refused (never run unconfined), and the user should know before the first one.
+ */
+export async function sandboxWarning(env: ExecEnvironment): Promise<string | undefined> {
+  if (env.sandbox.mode === "danger-full-access" || (await bwrapInstalled())) return undefined;
+  return (
+    `warning: sandbox mode ${env.sandbox.mode} needs bubblewrap (bwrap), which is not on PATH; ` +
+    `every command will be refused (install bubblewrap or use --sandbox danger-full-access)`
+  );
+}
+
+/** How the demo says which mode it ran in. */
+export function describeSandbox(mode: SandboxMode, bwrap: boolean, chosen: "auto" | "flag"): string {
+  if (mode !== "danger-full-access") {
+    return bwrap
+      ? `sandbox: ${mode} (bubblewrap)`
+      : `sandbox: ${mode} (bubblewrap not found: commands will be refused)`;
+  }
+  if (chosen === "auto")
+    return "sandbox: danger-full-access (bubblewrap not found; install it to run the demo sandboxed)";
+  return "sandbox: danger-full-access";
+}
