@@ -40,7 +40,11 @@ export function cachedLookup(name: string): (pathEnv: string | undefined) => Pro
  * name is looked up on `pathEnv`, a path against `cwd`. Checked before spawning, so a wrapper
  * (bwrap, setpriv) that would exec it cannot blur the answer.
  */
-export async function programProblem(program: string, cwd: string, pathEnv: string | undefined): Promise<string | undefined> {
+export async function programProblem(
+  program: string,
+  cwd: string,
+  pathEnv: string | undefined,
+): Promise<string | undefined> {
   if (program === "") return "command must not be empty";
   if (!program.includes("/")) {
     return (await findExecutable(program, pathEnv)) ? undefined : `command not found: ${program}`;

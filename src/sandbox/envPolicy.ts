@@ -1,7 +1,20 @@
 import type { EnvironmentPolicy } from "../protocol/index.js";
 
 /** `inherit: "core"` keeps these (DESIGN section 12; Codex's core set plus locale and terminal). */
-const CORE_VARS = ["HOME", "LOGNAME", "PATH", "SHELL", "USER", "USERNAME", "TMPDIR", "TEMP", "TMP", "LANG", "LC_*", "TERM"];
+const CORE_VARS = [
+  "HOME",
+  "LOGNAME",
+  "PATH",
+  "SHELL",
+  "USER",
+  "USERNAME",
+  "TMPDIR",
+  "TEMP",
+  "TMP",
+  "LANG",
+  "LC_*",
+  "TERM",
+];
 /** Dropped unless `ignoreDefaultExcludes` (Codex's defaults). */
 const DEFAULT_EXCLUDES = ["*KEY*", "*SECRET*", "*TOKEN*"];
 const INHERIT = new Set(["all", "core", "none"]);
@@ -10,7 +23,12 @@ const INHERIT = new Set(["all", "core", "none"]);
 function globMatcher(globs: readonly string[]): (name: string) => boolean {
   if (globs.length === 0) return () => false;
   const source = globs
-    .map((g) => g.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, "."))
+    .map((g) =>
+      g
+        .replace(/[.+^${}()|[\]\\]/g, "\\$&")
+        .replace(/\*/g, ".*")
+        .replace(/\?/g, "."),
+    )
     .join("|");
   const re = new RegExp(`^(?:${source})$`, "i");
   return (name) => re.test(name);
@@ -45,7 +63,7 @@ export function validateEnvironmentPolicy(policy: unknown, where = "env"): Envir
         throw new TypeError(`${where}.set has an invalid variable name or value: ${JSON.stringify(name)}`);
     }
   }
-  return p as EnvironmentPolicy;
+  return p;
 }
 
 /**

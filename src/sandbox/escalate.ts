@@ -1,7 +1,8 @@
 import { SandboxDenial, texts, type EscalationRequest, type ExecEnvironment } from "../protocol/index.js";
 
 /** Output of a command the sandbox stopped (DESIGN section 12; Codex's denial keywords). */
-const DENIAL = /Read-only file system|Permission denied|Operation not permitted|Network is unreachable|Could not resolve host|Temporary failure in name resolution/;
+const DENIAL =
+  /Read-only file system|Permission denied|Operation not permitted|Network is unreachable|Could not resolve host|Temporary failure in name resolution/;
 
 /** Does a failed command's output read like the sandbox stopped it? */
 export function escalationSignature(output: string): boolean {

@@ -18,9 +18,10 @@ import {
 } from "../protocol/index.js";
 import { errorMessage } from "../util/index.js";
 import { stat } from "node:fs/promises";
+import type { Readable } from "node:stream";
 import path from "node:path";
 import { bwrapArgs } from "./bwrap.js";
-import { inGitDir, realTarget, rootOf } from "./roots.js";
+import { inGitDir, realTargets, rootOf } from "./roots.js";
 
 const findBwrap = cachedLookup("bwrap");
 
@@ -32,8 +33,8 @@ function spawned(started: GroupChild): SpawnedProcess {
     pid: pgid,
     stdin: child.stdin,
     // Both are pipes: spawnGroup is always asked for them.
-    stdout: child.stdout!,
-    stderr: child.stderr!,
+    stdout: child.stdout as Readable,
+    stderr: child.stderr as Readable,
     exited,
     terminate: (graceMs) => terminateProcessGroup(pgid, graceMs),
     dispose: () =>
@@ -84,10 +85,10 @@ export class LocalEnvironment implements ExecEnvironment {
     }
     const problem = await programProblem(program, req.cwd, env["PATH"]);
     if (problem !== undefined) throw FunctionCallError.respondToModel(problem);
-    const argv = [...prefix, ...req.argv];
+    const [file = program, ...args] = [...prefix, ...req.argv];
     try {
       return spawned(
-        await spawnGroup(argv[0]!, argv.slice(1), {
+        await spawnGroup(file, args, {
           cwd: req.cwd,
           env,
           stdio: [req.stdin ?? "ignore", "pipe", "pipe"],
@@ -102,16 +103,19 @@ export class LocalEnvironment implements ExecEnvironment {
     if (this.sandbox.mode === "danger-full-access") return;
     const base = opts.cwd ?? this.cwd;
     for (const p of paths) {
-      const real = await realTarget(path.resolve(base, p));
-      const root = rootOf(this.writable, real);
-      if (root === undefined) throw new SandboxDenial(p, texts.outsideWritableRoots(p));
-      if (inGitDir(root, real)) throw new SandboxDenial(p, texts.insideGitDir(p));
+      for (const real of await realTargets(base, p)) {
+        const root = rootOf(this.writable, real);
+        if (root === undefined) throw new SandboxDenial(p, texts.outsideWritableRoots(p));
+        if (inGitDir(root, real)) throw new SandboxDenial(p, texts.insideGitDir(p));
+      }
     }
   }
 
   async checkRead(p: string, opts: { cwd?: string } = {}): Promise<void> {
-    const abs = path.resolve(opts.cwd ?? this.cwd, p);
-    if (this.readable !== undefined && rootOf(this.readable, await realTarget(abs)) === undefined)
+    const base = opts.cwd ?? this.cwd;
+    const abs = path.resolve(base, p);
+    const readable = this.readable;
+    if (readable !== undefined && (await realTargets(base, p)).some((real) => rootOf(readable, real) === undefined))
       throw new SandboxDenial(p, texts.outsideReadableRoots(p));
     let st;
     try {
