@@ -18,8 +18,8 @@ async function lstatOrUndefined(p: string): Promise<Stats | undefined> {
  * bubblewrap's arguments for one command (before `--` and the argv), as Codex builds them: the
  * root file system read-only (or, with `readableRoots`, only the system directories and those
  * roots), each writable root bound writable with its `.git` kept read-only, fresh /dev and
- * /proc, its own PID namespace and session, killed with its parent, and no network unless
- * allowed.
+ * /proc, no capabilities (run as root too), its own PID namespace and session, killed with
+ * its parent, and no network unless allowed.
  */
 export async function bwrapArgs(
   sandbox: ExecEnvironment["sandbox"],
@@ -44,6 +44,11 @@ export async function bwrapArgs(
     const git = path.join(root, ".git");
     if (await lstatOrUndefined(git)) args.push("--ro-bind", git, git);
   }
+  // The tmpfs root would take writes outside every root (lost on exit, yet reported as done).
+  if (sandbox.readableRoots !== undefined) args.push("--remount-ro", "/");
+  // Run as root, bubblewrap keeps every capability unless told: CAP_SYS_ADMIN remounts / read-write.
+  // (Others get none anyway, and a setuid bubblewrap refuses --cap-drop from them.)
+  if (process.getuid?.() === 0) args.push("--cap-drop", "ALL");
   args.push("--unshare-pid", "--die-with-parent", "--new-session");
   if (!sandbox.networkAccess) args.push("--unshare-net");
   args.push("--chdir", cwd);

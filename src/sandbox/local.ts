@@ -20,7 +20,7 @@ import { stat } from "node:fs/promises";
 import path from "node:path";
 import { Readable } from "node:stream";
 import { bwrapArgs } from "./bwrap.js";
-import { inGitDir, realTarget, rootOf } from "./roots.js";
+import { inGitDir, realTargets, rootOf } from "./roots.js";
 
 const findBwrap = cachedLookup("bwrap");
 
@@ -100,16 +100,19 @@ export class LocalEnvironment implements ExecEnvironment {
     if (this.sandbox.mode === "danger-full-access") return;
     const base = opts.cwd ?? this.cwd;
     for (const p of paths) {
-      const real = await realTarget(path.resolve(base, p));
-      const root = rootOf(this.writable, real);
-      if (root === undefined) throw new SandboxDenial(p, texts.outsideWritableRoots(p));
-      if (inGitDir(root, real)) throw new SandboxDenial(p, texts.insideGitDir(p));
+      for (const real of await realTargets(base, p)) {
+        const root = rootOf(this.writable, real);
+        if (root === undefined) throw new SandboxDenial(p, texts.outsideWritableRoots(p));
+        if (inGitDir(root, real)) throw new SandboxDenial(p, texts.insideGitDir(p));
+      }
     }
   }
 
   async checkRead(p: string, opts: { cwd?: string } = {}): Promise<void> {
-    const abs = path.resolve(opts.cwd ?? this.cwd, p);
-    if (this.readable !== undefined && rootOf(this.readable, await realTarget(abs)) === undefined)
+    const base = opts.cwd ?? this.cwd;
+    const abs = path.resolve(base, p);
+    const readable = this.readable;
+    if (readable !== undefined && (await realTargets(base, p)).some((real) => rootOf(readable, real) === undefined))
       throw new SandboxDenial(p, texts.outsideReadableRoots(p));
     let st;
     try {

@@ -52,6 +52,24 @@ export async function realTarget(abs: string): Promise<string> {
   throw Object.assign(new Error(`too many levels of symbolic links: ${abs}`), { code: "ELOOP" });
 }
 
+/**
+ * Where `p` (relative to `base`) may land, every candidate real: resolved as written (`..`
+ * taken lexically, as `path.resolve` does) and, when it holds a `..`, as the kernel resolves
+ * it (`link/..` is the parent of the link's target). A write can take either route, so both
+ * must stay inside a root.
+ */
+export async function realTargets(base: string, p: string): Promise<string[]> {
+  const lexical = await realTarget(path.resolve(base, p));
+  if (!p.split(path.sep).includes("..")) return [lexical];
+  const raw = path.isAbsolute(p) ? p : `${path.resolve(base)}${path.sep}${p}`;
+  let real = path.parse(raw).root;
+  for (const seg of raw.split(path.sep)) {
+    if (seg === "" || seg === ".") continue;
+    real = seg === ".." ? path.dirname(real) : await realTarget(path.join(real, seg));
+  }
+  return [lexical, real];
+}
+
 /** Real paths of the roots that exist, without duplicates (a root that does not exist is skipped). */
 export async function realRoots(roots: Iterable<string>): Promise<string[]> {
   const out = new Set<string>();

@@ -1,0 +1,139 @@
+/**
+ * Shared by the sandbox tests (DESIGN section 12): whether bubblewrap can run here, scratch
+ * directories (one family under os.tmpdir(), one outside it: os.tmpdir() is a writable root),
+ * and running a command to its end with its output.
+ */
+import { execFileSync } from "node:child_process";
+import { access, constants, mkdtemp, realpath, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { beforeAll, describe } from "vitest";
+import { ShellHandler, createTurnContext, type ToolInvocation, type ToolOutput } from "../../src/index.js";
+import { findExecutable } from "../../src/process/index.js";
+import type { ExecEnvironment } from "../../src/protocol/index.js";
+import { runCommand } from "../../src/sandbox/index.js";
+import { ROOT } from "../cli/helpers.js";
+
+const BWRAP = await findExecutable("bwrap", process.env["PATH"]);
+
+function bwrapWorks(bwrap: string): boolean {
+  try {
+    execFileSync(bwrap, ["--ro-bind", "/", "/", "--unshare-pid", "--unshare-net", "--", "true"], {
+      stdio: "ignore",
+      timeout: 10_000,
+    });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Why the tests that need bubblewrap cannot run here, or undefined when they can. */
+export const BWRAP_PROBLEM: string | undefined =
+  BWRAP === null
+    ? "bubblewrap (bwrap) is not installed"
+    : bwrapWorks(BWRAP)
+      ? undefined
+      : `${BWRAP} cannot create its namespaces here`;
+
+/**
+ * A suite of tests that need a working bubblewrap. Without one it is skipped, the reason in
+ * its name; under `CI=true` it runs and fails instead (CI installs bubblewrap: a skip there
+ * would hide a sandbox nobody tested).
+ */
+export function describeSandbox(name: string, body: () => void): void {
+  if (BWRAP_PROBLEM === undefined) {
+    describe(name, body);
+  } else if (process.env["CI"] === "true") {
+    describe(name, () => {
+      beforeAll(() => {
+        throw new Error(`${BWRAP_PROBLEM}: under CI=true the sandbox tests must run, not skip`);
+      });
+      body();
+    });
+  } else {
+    describe.skip(`${name} [skipped: ${BWRAP_PROBLEM}]`, body);
+  }
+}
+
+const isWithin = (root: string, p: string): boolean => p === root || p.startsWith(root + path.sep);
+
+/**
+ * A base for directories outside every default writable root: /var/tmp, or the repository
+ * when /var/tmp is missing, read-only, or is itself os.tmpdir().
+ */
+async function outsideBase(): Promise<string> {
+  const tmp = await realpath(os.tmpdir());
+  for (const candidate of ["/var/tmp", ROOT]) {
+    try {
+      const real = await realpath(candidate);
+      await access(real, constants.W_OK);
+      if (!isWithin(tmp, real) && !isWithin(real, tmp)) return real;
+    } catch {
+      // try the next
+    }
+  }
+  throw new Error("no writable directory outside os.tmpdir() for the sandbox tests");
+}
+
+/** Scratch directories, all removed by `cleanup()`. Real paths. */
+export class Scratch {
+  private readonly dirs: string[] = [];
+
+  /** A new directory under os.tmpdir() (a writable root of every workspace-write environment). */
+  async inTmp(prefix: string): Promise<string> {
+    return this.keep(await realpath(await mkdtemp(path.join(os.tmpdir(), `sbtest-${prefix}-`))));
+  }
+
+  /** A new directory outside os.tmpdir(): no root unless a test makes it one. */
+  async outside(prefix: string): Promise<string> {
+    return this.keep(await mkdtemp(path.join(await outsideBase(), `sbtest-${prefix}-`)));
+  }
+
+  private keep(dir: string): string {
+    this.dirs.push(dir);
+    return dir;
+  }
+
+  async cleanup(): Promise<void> {
+    await Promise.all(this.dirs.splice(0).map((d) => rm(d, { recursive: true, force: true })));
+  }
+}
+
+/** Runs `argv` in `env` to its end: exit code and the output of both streams, interleaved. */
+export async function run(
+  env: ExecEnvironment,
+  argv: string[],
+  opts: { cwd: string; sandboxed?: boolean },
+): Promise<{ exitCode: number; output: string }> {
+  let output = "";
+  const result = await runCommand(
+    env,
+    { argv, cwd: opts.cwd, ...(opts.sandboxed !== undefined && { sandboxed: opts.sandboxed }) },
+    { timeoutMs: 15_000, killGraceMs: 200, onOutput: (_stream, chunk) => (output += chunk.toString("utf8")) },
+  );
+  return { exitCode: result.exitCode, output };
+}
+
+const shell = new ShellHandler({ timeoutMs: 15_000, killGraceMs: 200 });
+
+/** The shell handler, called directly (no policy stage), in a turn on `env`. */
+export async function shellIn(env: ExecEnvironment, cwd: string, argv: string[]): Promise<string> {
+  const args = { command: argv };
+  const inv: ToolInvocation = {
+    callId: "call-1",
+    toolName: "shell",
+    payload: { kind: "function", arguments: JSON.stringify(args) },
+    args,
+    signal: new AbortController().signal,
+    // Room for a CI machine's whole environment in `env` output.
+    turn: createTurnContext({ cwd, environment: env, truncationPolicy: { mode: "bytes", limit: 1_000_000 } }),
+    context: undefined,
+  };
+  return body(await shell.handle(inv));
+}
+
+export function body(out: ToolOutput): string {
+  if (out.kind !== "function" || typeof out.body !== "string") throw new Error("expected a text function output");
+  return out.body;
+}
