@@ -1,9 +1,8 @@
 /**
  * `npx tsx bench/sandbox.ts [--reps N]`: what bubblewrap adds to one command. Runs `true`
- * through `runCommand` sandboxed (workspace-write) and unsandboxed (danger-full-access,
- * which still goes through `setpriv --pdeathsig` where available), interleaved (the order
- * alternating each repetition) so machine noise falls on both alike, after 2 warm-up runs of
- * each. Prints the medians (ms, spawn to exit and reaped) and their ratio. Measures, asserts
+ * through `runCommand` sandboxed (workspace-write) and unsandboxed (danger-full-access),
+ * interleaved (the order alternating each repetition) so machine noise falls on both alike,
+ * after 2 warm-up runs of each. Prints the medians (ms, spawn to exit and reaped) and their ratio. Measures, asserts
  * nothing.
  */
 import { mkdtemp, rm } from "node:fs/promises";
