@@ -1,11 +1,12 @@
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { mkdir, readFile, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { applyPatchToolFactory } from "../../../src/handlers/apply_patch/index.js";
 import { PermissionEngine, type ApprovalRequest, type ApprovalDecision } from "../../../src/index.js";
 import { createExecEnvironment } from "../../../src/sandbox/index.js";
 import { callTool, fromFactory } from "../toolHarness.js";
+import { Scratch } from "../../sandbox/helpers.js";
 
 /*
  * apply_patch under a workspace-write environment (DESIGN section 12): every target is checked
@@ -17,14 +18,15 @@ let base: string;
 let work: string;
 let outside: string;
 
+const scratch = new Scratch();
 beforeEach(async () => {
-  base = await mkdtemp(path.join(process.cwd(), ".sandbox-patch-"));
+  base = await scratch.outside("patch");
   work = path.join(base, "work");
   outside = path.join(base, "outside");
   await mkdir(work);
   await mkdir(outside);
 });
-afterEach(() => rm(base, { recursive: true, force: true }));
+afterEach(() => scratch.cleanup());
 
 const addFile = (p: string, line = "hello"): string => `*** Begin Patch\n*** Add File: ${p}\n+${line}\n*** End Patch`;
 
