@@ -1,9 +1,6 @@
-import { writeFile } from "node:fs/promises";
-import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadCliConfig } from "../../src/cli/config.js";
 import { Hooks } from "../../src/policy/index.js";
-import { withTempDir } from "./helpers.js";
+import { loadConfigText, rejectsEachConfig, withTempDir } from "./helpers.js";
 
 const PERMISSIONS_TOML = `
 [permissions]
@@ -86,15 +83,10 @@ const CLAUDE_SETTINGS_HOOKS = `{
     ]
   }`;
 
-async function load(dir: string, name: string, text: string) {
-  await writeFile(path.join(dir, name), text);
-  return loadCliConfig({ dir, configPath: name });
-}
-
 describe("[permissions] and [hooks] in the config", () => {
   it("maps [permissions] to the camelCase policy and [hooks] to the hooks.json shape (TOML)", async () => {
     await withTempDir(async (dir) => {
-      const config = await load(dir, "toolcall.toml", PERMISSIONS_TOML + HOOKS_TOML);
+      const config = await loadConfigText(dir, "toolcall.toml", PERMISSIONS_TOML + HOOKS_TOML);
       expect(config.permissions).toEqual(PERMISSIONS);
       expect(config.hooks).toEqual(HOOKS);
       expect(Hooks.from(config.hooks!).hasPre("shell")).toBe(true);
@@ -116,7 +108,7 @@ describe("[permissions] and [hooks] in the config", () => {
         },
         hooks: HOOKS,
       };
-      const config = await load(dir, "cfg.json", JSON.stringify(json));
+      const config = await loadConfigText(dir, "cfg.json", JSON.stringify(json));
       expect(config.permissions).toEqual(PERMISSIONS);
       expect(config.hooks).toEqual(HOOKS);
     });
@@ -124,7 +116,7 @@ describe("[permissions] and [hooks] in the config", () => {
 
   it("accepts a .claude/settings.json hooks block pasted in unchanged", async () => {
     await withTempDir(async (dir) => {
-      const config = await load(
+      const config = await loadConfigText(
         dir,
         "cfg.json",
         `{\n  "tools": { "shell": "shell" },\n  "hooks": ${CLAUDE_SETTINGS_HOOKS}\n}`,
@@ -139,10 +131,10 @@ describe("[permissions] and [hooks] in the config", () => {
 
   it("leaves permissions and hooks out when the file has neither; empty sections give empty configs", async () => {
     await withTempDir(async (dir) => {
-      const none = await load(dir, "a.toml", "[tools]\nread_file = true\n");
+      const none = await loadConfigText(dir, "a.toml", "[tools]\nread_file = true\n");
       expect("permissions" in none).toBe(false);
       expect("hooks" in none).toBe(false);
-      const empty = await load(dir, "b.toml", "[permissions]\n[hooks]\n");
+      const empty = await loadConfigText(dir, "b.toml", "[permissions]\n[hooks]\n");
       expect(empty.permissions).toEqual({});
       expect(empty.hooks).toEqual({});
     });
@@ -224,14 +216,5 @@ describe("[permissions] and [hooks] in the config", () => {
     ],
     ["hooks not a table", "toolcall.toml", "hooks = [1]\n", /toolcall\.toml: hooks: expected an object, got array/],
   ];
-  for (const [name, file, text, message] of bad) {
-    it(`rejects ${name}, naming the file and the key`, async () => {
-      await withTempDir(async (dir) => {
-        const err = await load(dir, file, text).catch((e: unknown) => e);
-        expect(err).toBeInstanceOf(ConfigError);
-        expect((err as Error).message).toMatch(message);
-        expect((err as Error).message.startsWith(path.join(dir, file))).toBe(true);
-      });
-    });
-  }
+  rejectsEachConfig(bad);
 });

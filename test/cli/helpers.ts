@@ -1,8 +1,10 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtemp, readFile, readdir, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { expect, it } from "vitest";
+import { ConfigError, loadCliConfig, type CliConfig } from "../../src/cli/config.js";
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 export const MAIN = path.join(ROOT, "src/cli/main.ts");
@@ -84,4 +86,25 @@ export async function waitFor(probe: () => Promise<boolean>, what: string): Prom
     await new Promise((r) => setTimeout(r, 25));
   }
   throw new Error(`timed out waiting for ${what}`);
+}
+
+/** Writes `text` as the config `name` in `dir` (subfolders made) and loads it as the CLI would. */
+export async function loadConfigText(dir: string, name: string, text: string): Promise<CliConfig> {
+  await mkdir(path.dirname(path.join(dir, name)), { recursive: true });
+  await writeFile(path.join(dir, name), text);
+  return loadCliConfig({ dir, configPath: name });
+}
+
+/** One test per bad config: it is refused with a ConfigError naming the file and the key. */
+export function rejectsEachConfig(bad: ReadonlyArray<[string, string, string, RegExp]>): void {
+  for (const [name, file, text, message] of bad) {
+    it(`rejects ${name}, naming the file and the key`, async () => {
+      await withTempDir(async (dir) => {
+        const err = await loadConfigText(dir, file, text).catch((e: unknown) => e);
+        expect(err).toBeInstanceOf(ConfigError);
+        expect((err as Error).message).toMatch(message);
+        expect((err as Error).message.startsWith(path.join(dir, file))).toBe(true);
+      });
+    });
+  }
 }

@@ -1,20 +1,13 @@
-import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadCliConfig } from "../../src/cli/config.js";
+import { ConfigError } from "../../src/cli/config.js";
 import { parseSandboxFlag, sandboxPolicy } from "../../src/cli/sandbox.js";
-import { withTempDir } from "./helpers.js";
-
-async function load(dir: string, name: string, text: string) {
-  await mkdir(path.dirname(path.join(dir, name)), { recursive: true });
-  await writeFile(path.join(dir, name), text);
-  return loadCliConfig({ dir, configPath: name });
-}
+import { loadConfigText, rejectsEachConfig, withTempDir } from "./helpers.js";
 
 describe("sandbox sections in the config", () => {
   it("maps [sandbox] to the camelCase policy; relative roots resolve against the config file's directory", async () => {
     await withTempDir(async (dir) => {
-      const config = await load(
+      const config = await loadConfigText(
         dir,
         "conf/toolcall.toml",
         [
@@ -37,7 +30,7 @@ describe("sandbox sections in the config", () => {
 
   it("reads Codex's sandbox_mode and [sandbox_workspace_write] as the same settings", async () => {
     await withTempDir(async (dir) => {
-      const config = await load(
+      const config = await loadConfigText(
         dir,
         "toolcall.toml",
         [
@@ -57,7 +50,7 @@ describe("sandbox sections in the config", () => {
 
   it("accepts a setting given in both places when they agree (roots compared once resolved)", async () => {
     await withTempDir(async (dir) => {
-      const config = await load(
+      const config = await loadConfigText(
         dir,
         "toolcall.toml",
         [
@@ -75,7 +68,7 @@ describe("sandbox sections in the config", () => {
 
   it("maps [shell_environment_policy] with Codex's keys to the EnvironmentPolicy", async () => {
     await withTempDir(async (dir) => {
-      const config = await load(
+      const config = await loadConfigText(
         dir,
         "toolcall.toml",
         [
@@ -100,7 +93,7 @@ describe("sandbox sections in the config", () => {
 
   it("takes the same snake_case keys in JSON", async () => {
     await withTempDir(async (dir) => {
-      const config = await load(
+      const config = await loadConfigText(
         dir,
         "cfg.json",
         JSON.stringify({
@@ -229,16 +222,7 @@ describe("sandbox sections in the config", () => {
       /toolcall\.toml: shell_environment_policy\.set: invalid variable name "A=B"/,
     ],
   ];
-  for (const [name, file, text, message] of bad) {
-    it(`rejects ${name}, naming the file and the key`, async () => {
-      await withTempDir(async (dir) => {
-        const err = await load(dir, file, text).catch((e: unknown) => e);
-        expect(err).toBeInstanceOf(ConfigError);
-        expect((err as Error).message).toMatch(message);
-        expect((err as Error).message.startsWith(path.join(dir, file))).toBe(true);
-      });
-    });
-  }
+  rejectsEachConfig(bad);
 });
 
 describe("sandbox flags over the config", () => {

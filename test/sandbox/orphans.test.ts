@@ -78,26 +78,23 @@ async function sigkill(host: ChildProcess): Promise<void> {
   await gone;
 }
 
+/** SIGKILLs a host running the command in `mode`; neither sleep may survive it. */
+async function noSurvivors(mode: "workspace-write" | "danger-full-access"): Promise<void> {
+  const { host, bg, fg } = await startHost(mode);
+  await sigkill(host);
+  await until(
+    async () => !processAlive(bg) && !processAlive(fg),
+    () => "both sleeps to die with the host",
+  );
+  expect(processAlive(bg) || processAlive(fg)).toBe(false);
+}
+
 describeSandbox("no orphans in bubblewrap", () => {
-  it("SIGKILLing the host ends the command and its background child (--die-with-parent)", async () => {
-    const { host, bg, fg } = await startHost("workspace-write");
-    await sigkill(host);
-    await until(
-      async () => !processAlive(bg) && !processAlive(fg),
-      () => "both sleeps to die with the host",
-    );
-    expect(processAlive(bg) || processAlive(fg)).toBe(false);
-  });
+  it("SIGKILLing the host ends the command and its background child (--die-with-parent)", () =>
+    noSurvivors("workspace-write"));
 });
 
 describe("no orphans without a sandbox", () => {
-  it("SIGKILLing the host ends the command and its background child (the host's watchdog)", async () => {
-    const { host, bg, fg } = await startHost("danger-full-access");
-    await sigkill(host);
-    await until(
-      async () => !processAlive(bg) && !processAlive(fg),
-      () => "both sleeps to die with the host",
-    );
-    expect(processAlive(bg) || processAlive(fg)).toBe(false);
-  });
+  it("SIGKILLing the host ends the command and its background child (the host's watchdog)", () =>
+    noSurvivors("danger-full-access"));
 });
