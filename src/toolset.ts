@@ -20,6 +20,7 @@ import { listDirToolFactory, type ListDirToolConfig } from "./handlers/list_dir/
 import { mcpResourceToolsFactory } from "./handlers/mcp_resources/index.js";
 import { readFileToolFactory, type ReadFileToolConfig } from "./handlers/read_file/index.js";
 import { shellToolFactory, type ShellToolConfig } from "./handlers/shell/index.js";
+import { unifiedExecToolFactory, type UnifiedExecToolConfig } from "./handlers/exec_command/index.js";
 import { testSyncToolFactory, type TestSyncToolConfig } from "./handlers/test_sync_tool/index.js";
 import { updatePlanToolFactory, type UpdatePlanToolConfig } from "./handlers/update_plan/index.js";
 import { viewImageToolFactory, type ViewImageToolConfig } from "./handlers/view_image/index.js";
@@ -28,6 +29,7 @@ import { viewImageToolFactory, type ViewImageToolConfig } from "./handlers/view_
 export interface ToolsConfig
   extends
     ShellToolConfig,
+    UnifiedExecToolConfig,
     ApplyPatchToolConfig,
     ReadFileToolConfig,
     ListDirToolConfig,
@@ -40,6 +42,7 @@ export interface ToolsConfig
 /** The built-in tools, in the order their specs are offered. */
 const BUILTIN_FACTORIES: ReadonlyArray<ToolFactory<ToolsConfig>> = [
   shellToolFactory,
+  unifiedExecToolFactory,
   applyPatchToolFactory,
   readFileToolFactory,
   listDirToolFactory,
@@ -73,10 +76,12 @@ export async function createToolRouter<Ctx = unknown>(
   const ctx: ToolFactoryContext = { dynamicTools: opts.dynamicTools ?? [] };
   if (opts.mcp) ctx.mcp = opts.mcp;
   const builder = new ToolRegistryBuilder<Ctx>(opts.logger ? { logger: opts.logger } : {});
+  const closers = new Set<() => Promise<void>>();
   const add = (registrations: ToolRegistration<Ctx>[]): void => {
-    for (const { spec, handler, supportsParallel, aliases } of registrations) {
+    for (const { spec, handler, supportsParallel, aliases, close } of registrations) {
       builder.pushSpecWithParallelSupport(spec, supportsParallel).registerHandler(specName(spec), handler);
       for (const alias of aliases ?? []) builder.registerAlias(alias, specName(spec));
+      if (close) closers.add(close);
     }
   };
   // Built-in handlers ignore the embedder's context type: they never read it.
@@ -87,5 +92,8 @@ export async function createToolRouter<Ctx = unknown>(
     add((factory as ToolFactory<unknown, Ctx>)(params, ctx));
   }
   const { specs, registry } = builder.build();
-  return new ToolRouter<Ctx>(registry, specs, opts.mcp, opts.logger ? { logger: opts.logger } : {});
+  return new ToolRouter<Ctx>(registry, specs, opts.mcp, {
+    ...(opts.logger && { logger: opts.logger }),
+    closers: [...closers],
+  });
 }

@@ -41,8 +41,8 @@ export function processGroupAlive(pgid: number): boolean {
   });
 }
 
-/** State letter and process group from `/proc/{pid}/stat`; undefined without /proc or once the process is gone. */
-function procStat(pid: number): { state: string; pgrp: number } | undefined {
+/** State letter, parent, group and session from `/proc/{pid}/stat`; undefined without /proc or once the process is gone. */
+function procStat(pid: number): { state: string; ppid: number; pgrp: number; session: number } | undefined {
   let text: string;
   try {
     text = readFileSync(`/proc/${pid}/stat`, "utf8");
@@ -52,8 +52,47 @@ function procStat(pid: number): { state: string; pgrp: number } | undefined {
   // `pid (comm) state ppid pgrp ...`; comm may hold spaces and parentheses.
   const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
   const state = fields[0];
-  const pgrp = Number(fields[2]);
-  return state === undefined || !Number.isInteger(pgrp) ? undefined : { state, pgrp };
+  const [ppid, pgrp, session] = [Number(fields[1]), Number(fields[2]), Number(fields[3])];
+  return state === undefined || !Number.isInteger(pgrp) ? undefined : { state, ppid, pgrp, session };
+}
+
+/** Every live process's stat, from /proc (empty without it). */
+function allStats(): Array<{ pid: number; ppid: number; session: number }> {
+  let entries: string[];
+  try {
+    entries = readdirSync("/proc");
+  } catch {
+    return [];
+  }
+  return entries.flatMap((entry) => {
+    if (!/^\d+$/.test(entry)) return [];
+    const st = procStat(Number(entry));
+    return st && st.state !== "Z" ? [{ pid: Number(entry), ...st }] : [];
+  });
+}
+
+/**
+ * The sessions `pid`'s children lead: a PTY wrapper (`script`) runs its command as the leader of
+ * a new session, out of reach of a signal to the wrapper's group. Read it before the wrapper dies
+ * (its children are then re-parented).
+ */
+export function childSessions(pid: number): number[] {
+  return allStats()
+    .filter((st) => st.ppid === pid && st.session === st.pid)
+    .map((st) => st.session);
+}
+
+/** Sends `signal` to every process of the sessions. */
+export function signalSessions(sessions: readonly number[], signal: NodeJS.Signals): void {
+  if (sessions.length === 0) return;
+  for (const st of allStats()) {
+    if (!sessions.includes(st.session)) continue;
+    try {
+      process.kill(st.pid, signal);
+    } catch {
+      // gone meanwhile
+    }
+  }
 }
 
 /** Sends `signal` to the whole group; false when no process of it is left. */

@@ -3,6 +3,8 @@
  * shell's commands and MCP stdio servers.
  */
 export {
+  childSessions,
+  signalSessions,
   DEFAULT_KILL_GRACE_MS,
   killProcessGroup,
   processAlive,

@@ -41,6 +41,11 @@ export interface SpawnRequest {
   /** Default "ignore" (the command reads EOF). */
   stdin?: "ignore" | "pipe";
   /**
+   * A pseudo-terminal (24 rows, 80 columns) for stdin, stdout and stderr, which then arrive
+   * merged on `stdout`. Requires `stdin: "pipe"`.
+   */
+  tty?: boolean;
+  /**
    * Default true. False runs the command outside the sandbox: an escalation a person approved,
    * or the user's own hook scripts. The environment policy applies either way.
    */

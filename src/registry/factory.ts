@@ -9,6 +9,11 @@ export interface ToolRegistration<Ctx = unknown> {
   supportsParallel: boolean;
   /** Further names the same handler answers to (e.g. `local_shell` for `shell`). */
   aliases?: string[];
+  /**
+   * Ends what the tool keeps across turns (exec sessions): run once by `router.close()`, however
+   * many registrations share it.
+   */
+  close?: () => Promise<void>;
 }
 
 /** A tool the embedder answers itself (event + `respondToDynamicToolCall`). */

@@ -63,15 +63,27 @@ export class ToolRouter<Ctx = unknown> {
   private readonly logger: Logger | undefined;
   /** MCP tools shadowed by a registered tool of the same name, each reported once. */
   private readonly shadowed = new Set<string>();
+  private readonly closers: ReadonlyArray<() => Promise<void>>;
+  private closing: Promise<void> | undefined;
 
   constructor(
     private readonly registry: ToolRegistry<Ctx>,
     private readonly configuredSpecs: ConfiguredToolSpec[],
     private readonly mcp?: McpToolSource,
-    opts: { logger?: Logger } = {},
+    opts: { logger?: Logger; closers?: ReadonlyArray<() => Promise<void>> } = {},
   ) {
     this.validators = new SchemaValidatorCache(opts.logger);
     this.logger = opts.logger;
+    this.closers = opts.closers ?? [];
+  }
+
+  /**
+   * Ends the session the router holds (DESIGN section 15): kills exec sessions and whatever else
+   * its tools keep across turns. An MCP manager is closed by whoever created it. Idempotent.
+   */
+  close(): Promise<void> {
+    this.closing ??= Promise.allSettled(this.closers.map((close) => close())).then(() => undefined);
+    return this.closing;
   }
 
   /** Every tool offered to the model now: registered specs, then the MCP tools listed now. */

@@ -1,4 +1,5 @@
 import { SandboxDenial, texts, type EscalationRequest, type ExecEnvironment } from "../protocol/index.js";
+import type { CapturedBytes } from "../turn/index.js";
 
 /** Output of a command the sandbox stopped (DESIGN section 12; Codex's denial keywords). */
 const DENIAL =
@@ -7,6 +8,25 @@ const DENIAL =
 /** Does a failed command's output read like the sandbox stopped it? */
 export function escalationSignature(output: string): boolean {
   return DENIAL.test(output);
+}
+
+/**
+ * Did the sandbox stop this run? It ran sandboxed under a sandboxing mode, ended by itself with
+ * a failure (`exitCode` undefined: still running, timed out or aborted), and its output reads
+ * like a denial: then it may be offered for escalation.
+ */
+export function sandboxStopped(
+  env: ExecEnvironment,
+  run: { sandboxed: boolean; exitCode: number | undefined },
+  output: CapturedBytes,
+): boolean {
+  return (
+    run.sandboxed &&
+    env.sandbox.mode !== "danger-full-access" &&
+    run.exitCode !== undefined &&
+    run.exitCode !== 0 &&
+    escalationSignature(Buffer.concat([output.head, output.tail]).toString("utf8"))
+  );
 }
 
 /**

@@ -7,4 +7,4 @@ export { environmentFilter, validateEnvironmentPolicy } from "./envPolicy.js";
 export { runCommand, TIMEOUT_EXIT_CODE, type RunOptions, type RunResult } from "./run.js";
 /** For handlers that run a helper of the host's (ripgrep): found on `PATH`, cached per value. */
 export { cachedLookup } from "../process/index.js";
-export { checkWriteOrEscalate, escalationSignature } from "./escalate.js";
+export { checkWriteOrEscalate, escalationSignature, sandboxStopped } from "./escalate.js";

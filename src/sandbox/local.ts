@@ -1,7 +1,9 @@
 import {
   cachedLookup,
   childClosed,
+  childSessions,
   killProcessGroup,
+  signalSessions,
   programProblem,
   spawnGroup,
   terminateProcessGroup,
@@ -20,14 +22,19 @@ import { stat } from "node:fs/promises";
 import path from "node:path";
 import { Readable } from "node:stream";
 import { bwrapArgs } from "./bwrap.js";
+import { ptyArgv } from "./pty.js";
 import { inGitDir, realTargets, rootOf } from "./roots.js";
 
 const findBwrap = cachedLookup("bwrap");
 
-/** A started group as the seam's `SpawnedProcess`. */
-function spawned(started: GroupChild): SpawnedProcess {
+/**
+ * A started group as the seam's `SpawnedProcess`. With a PTY the command leads its own session
+ * under `script`: it is signalled by session too.
+ */
+function spawned(started: GroupChild, tty: boolean): SpawnedProcess {
   const { child, pgid, closed, exited, untrack } = started;
   let disposing: Promise<void> | undefined;
+  const sessions = (): number[] => (tty ? childSessions(pgid) : []);
   return {
     pid: pgid,
     stdin: child.stdin,
@@ -35,11 +42,17 @@ function spawned(started: GroupChild): SpawnedProcess {
     stdout: child.stdout ?? Readable.from([]),
     stderr: child.stderr ?? Readable.from([]),
     exited,
-    terminate: (graceMs) => terminateProcessGroup(pgid, graceMs),
+    terminate: async (graceMs) => {
+      const ptys = sessions();
+      signalSessions(ptys, "SIGTERM");
+      await terminateProcessGroup(pgid, graceMs);
+      signalSessions(ptys, "SIGKILL");
+    },
     dispose: () =>
       (disposing ??= (async () => {
         try {
           // A command that ended by itself may have left background processes: they die with it.
+          signalSessions(sessions(), "SIGKILL");
           await killProcessGroup(pgid);
           await childClosed(closed);
         } finally {
@@ -82,7 +95,8 @@ export class LocalEnvironment implements ExecEnvironment {
     }
     const problem = await programProblem(program, req.cwd, env["PATH"]);
     if (problem !== undefined) throw FunctionCallError.respondToModel(problem);
-    const [file = program, ...args] = [...prefix, ...req.argv];
+    const command = req.tty === true ? await ptyArgv(req.argv, env) : req.argv;
+    const [file = program, ...args] = [...prefix, ...command];
     try {
       return spawned(
         await spawnGroup(file, args, {
@@ -90,6 +104,7 @@ export class LocalEnvironment implements ExecEnvironment {
           env,
           stdio: [req.stdin ?? "ignore", "pipe", "pipe"],
         }),
+        req.tty === true,
       );
     } catch (err) {
       throw FunctionCallError.respondToModel(`failed to start ${program}: ${errorMessage(err)}`);

@@ -6,8 +6,11 @@ import { SHELL_COMMAND_SPEC, SHELL_SPEC } from "./definition.js";
 export const DEFAULT_EXEC_TIMEOUT_MS = 10_000;
 
 export interface ShellToolConfig {
-  /** Default "shell" (plus the `local_shell` alias). */
-  shell?: "shell" | "shell_command" | false;
+  /**
+   * Default "shell" (plus the `local_shell` alias); "unified_exec" offers `exec_command` and
+   * `write_stdin` instead (src/handlers/exec_command).
+   */
+  shell?: "shell" | "shell_command" | "unified_exec" | false;
   /** Default 10_000. */
   execTimeoutMs?: number;
   /** Strict policy: a shell call not known to be safe runs exclusively (DESIGN section 9). Default false. */
@@ -26,6 +29,7 @@ export function shellToolFactory(config: ShellToolConfig): ToolRegistration[] {
   };
   switch (mode) {
     case false:
+    case "unified_exec":
       return [];
     case "shell":
       return [
@@ -34,7 +38,9 @@ export function shellToolFactory(config: ShellToolConfig): ToolRegistration[] {
     case "shell_command":
       return [{ spec: SHELL_COMMAND_SPEC, handler: new ShellCommandHandler(options), supportsParallel: true }];
     default:
-      throw new TypeError(`ToolsConfig.shell must be "shell", "shell_command" or false, got ${JSON.stringify(mode)}`);
+      throw new TypeError(
+        `ToolsConfig.shell must be "shell", "shell_command", "unified_exec" or false, got ${JSON.stringify(mode)}`,
+      );
   }
 }
 
@@ -45,4 +51,4 @@ export { SHELL_SPEC, SHELL_COMMAND_SPEC } from "./definition.js";
 export { resolveWorkdir } from "./exec.js";
 export { HeadTailBuffer } from "./outputBuffer.js";
 export { formatExecOutput, type ExecSummary } from "./format.js";
-export { isKnownSafeCommand, parseShellLcPlainCommands } from "./safeCommand.js";
+export { commandLine, isKnownSafeCommand, parseShellLcPlainCommands, plainCommands } from "./safeCommand.js";

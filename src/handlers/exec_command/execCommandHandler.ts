@@ -1,0 +1,110 @@
+import { texts, type ExecEnvironment, type ToolOutput } from "../../protocol/index.js";
+import type { PolicySubject, ToolHandler, ToolInvocation } from "../../registry/index.js";
+import { environmentOf, sandboxStopped } from "../../sandbox/index.js";
+import { emitEvent } from "../../turn/index.js";
+import { now } from "../../util/index.js";
+import { isKnownSafeCommand, plainCommands, resolveWorkdir, userShell } from "../shell/index.js";
+import { clampYield, formatUnifiedExec } from "./format.js";
+import type { ExecSessionManager } from "./manager.js";
+
+/** Arguments of an `exec_command` call (validated against `EXEC_COMMAND_SPEC`). */
+export interface ExecCommandArgs {
+  cmd: string;
+  workdir?: string;
+  shell?: string;
+  login?: boolean;
+  tty?: boolean;
+  yield_time_ms?: number;
+  max_output_tokens?: number;
+}
+
+const DEFAULT_YIELD_MS = 10_000;
+
+const argvOf = (args: ExecCommandArgs): string[] => [
+  args.shell ?? userShell(),
+  args.login === false ? "-c" : "-lc",
+  args.cmd,
+];
+
+/**
+ * Codex `exec_command`: runs `cmd` with the user's shell in the turn's environment and returns
+ * what it printed within `yield_time_ms`; a process still running then is kept as a session for
+ * `write_stdin`. Aborted before it returned, the process dies with the call.
+ */
+export class ExecCommandHandler implements ToolHandler {
+  readonly kind = "function" as const;
+
+  constructor(private readonly sessions: ExecSessionManager) {}
+
+  /** Mutating unless the command is known to be safe (Codex). */
+  isMutating(inv: ToolInvocation): boolean {
+    return !isKnownSafeCommand(argvOf(inv.args as ExecCommandArgs));
+  }
+
+  policySubject(inv: ToolInvocation): PolicySubject {
+    const args = inv.args as ExecCommandArgs;
+    return { commands: plainCommands(argvOf(args)), summary: args.cmd };
+  }
+
+  async handle(inv: ToolInvocation): Promise<ToolOutput> {
+    const args = inv.args as ExecCommandArgs;
+    const cwd = await resolveWorkdir(inv.turn.cwd, args.workdir);
+    const env = environmentOf(inv.turn);
+    let run = await this.run(inv, env, cwd, true);
+    if (run.escalatable && inv.escalate && (await inv.escalate({ reason: texts.escalateCommand, summary: args.cmd })))
+      run = await this.run(inv, env, cwd, false);
+    return run.output;
+  }
+
+  private async run(
+    inv: ToolInvocation,
+    env: ExecEnvironment,
+    cwd: string,
+    sandboxed: boolean,
+  ): Promise<{ output: ToolOutput; escalatable: boolean }> {
+    const { turn, callId, toolName } = inv;
+    const args = inv.args as ExecCommandArgs;
+    const argv = argvOf(args);
+    const tty = args.tty === true;
+    const started = now();
+    emitEvent(turn, { type: "exec_command_begin", callId, toolName, command: argv, cwd });
+    let exitCode: number | null = null;
+    try {
+      const proc = await env.spawn({ argv, cwd, stdin: tty ? "pipe" : "ignore", tty, sandboxed });
+      const session = this.sessions.add(proc, tty);
+      let chunk;
+      try {
+        chunk = await session.serialize(() =>
+          session.read(clampYield(args.yield_time_ms ?? DEFAULT_YIELD_MS), inv.signal),
+        );
+      } catch (err) {
+        // Only a call that returned a session id leaves its process running.
+        await this.sessions.kill(session);
+        throw err;
+      }
+      const exited = chunk.exitCode !== undefined;
+      if (exited) this.sessions.remove(session);
+      exitCode = chunk.exitCode ?? null;
+      const body = formatUnifiedExec(chunk, {
+        wallMs: now() - started,
+        sessionId: exited ? undefined : session.id,
+        maxOutputTokens: args.max_output_tokens,
+        policy: turn.truncationPolicy,
+      });
+      return {
+        output: { kind: "function", body, success: !exited || chunk.exitCode === 0, bounded: true },
+        escalatable: sandboxStopped(env, { sandboxed, exitCode: chunk.exitCode }, chunk.output),
+      };
+    } finally {
+      emitEvent(turn, {
+        type: "exec_command_end",
+        callId,
+        toolName,
+        exitCode,
+        durationMs: now() - started,
+        timedOut: false,
+        aborted: inv.signal.aborted,
+      });
+    }
+  }
+}

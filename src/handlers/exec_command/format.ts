@@ -1,0 +1,36 @@
+import { randomBytes } from "node:crypto";
+import { boundCaptured, budgetBytes, type TruncationPolicy } from "../../turn/index.js";
+import type { SessionChunk } from "./session.js";
+
+export const DEFAULT_MAX_OUTPUT_TOKENS = 10_000;
+
+/**
+ * Codex's unified-exec answer: `Chunk ID`, `Wall time: {s.ssss} seconds`, `Process exited with
+ * code {n}` or `Process running with session ID {id}`, `Original token count` (of the output
+ * before truncation, 4 bytes a token), then `Output:` and the output bounded to
+ * `max_output_tokens` (and the turn's own budget).
+ */
+export function formatUnifiedExec(
+  chunk: SessionChunk,
+  opts: {
+    wallMs: number;
+    sessionId: number | undefined;
+    maxOutputTokens: number | undefined;
+    policy: TruncationPolicy;
+  },
+): string {
+  const tokens = opts.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS;
+  const budget = Math.min(tokens * 4, budgetBytes(opts.policy));
+  const { text } = boundCaptured("", chunk.output, { mode: "tokens", limit: tokens }, budget);
+  const sections = [
+    `Chunk ID: ${randomBytes(3).toString("hex")}`,
+    `Wall time: ${(opts.wallMs / 1000).toFixed(4)} seconds`,
+  ];
+  if (chunk.exitCode !== undefined) sections.push(`Process exited with code ${chunk.exitCode}`);
+  else if (opts.sessionId !== undefined) sections.push(`Process running with session ID ${opts.sessionId}`);
+  sections.push(`Original token count: ${Math.ceil(chunk.totalBytes / 4)}`, "Output:", text);
+  return sections.join("\n");
+}
+
+/** Codex's bounds on how long a call waits for output. */
+export const clampYield = (ms: number): number => Math.min(Math.max(ms, 250), 30_000);

@@ -1,0 +1,74 @@
+import { ExecSession } from "./session.js";
+import type { SpawnedProcess } from "../../protocol/index.js";
+
+export const DEFAULT_MAX_EXEC_SESSIONS = 64;
+
+/**
+ * The exec sessions of one router (the agent's session): they outlive a turn, are capped (the
+ * least recently used closed first, exited ones before running ones), and all die on `close`.
+ */
+export class ExecSessionManager {
+  private readonly sessions = new Map<number, ExecSession>();
+  private closed = false;
+
+  constructor(readonly maxSessions = DEFAULT_MAX_EXEC_SESSIONS) {
+    if (!Number.isInteger(maxSessions) || maxSessions < 1)
+      throw new RangeError(`maxExecSessions must be a positive integer, got ${String(maxSessions)}`);
+  }
+
+  get size(): number {
+    return this.sessions.size;
+  }
+
+  get(id: number): ExecSession | undefined {
+    return this.sessions.get(id);
+  }
+
+  /** Keeps a started process as a session under a fresh id (Codex's are random, 4-5 digits). */
+  add(proc: SpawnedProcess, tty: boolean): ExecSession {
+    if (this.closed) {
+      void proc.terminate(0).then(() => proc.dispose());
+      throw new Error("exec sessions are closed");
+    }
+    let id: number;
+    do id = 1000 + Math.floor(Math.random() * 99_000);
+    while (this.sessions.has(id));
+    const session = new ExecSession(id, proc, tty);
+    this.sessions.set(id, session);
+    this.prune();
+    return session;
+  }
+
+  /** Forgets a session (its process has exited or was killed). */
+  remove(session: ExecSession): void {
+    if (this.sessions.get(session.id) === session) this.sessions.delete(session.id);
+  }
+
+  /** Kills a session's process and forgets it. */
+  async kill(session: ExecSession): Promise<void> {
+    this.remove(session);
+    await session.kill();
+  }
+
+  private prune(): void {
+    while (this.sessions.size > this.maxSessions) {
+      let victim: ExecSession | undefined;
+      for (const s of this.sessions.values()) {
+        if (
+          !victim ||
+          Number(s.exited) > Number(victim.exited) ||
+          (s.exited === victim.exited && s.lastUsed < victim.lastUsed)
+        )
+          victim = s;
+      }
+      if (!victim) return;
+      void this.kill(victim);
+    }
+  }
+
+  /** Kills every session; later `add`s are refused. */
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.all([...this.sessions.values()].map((s) => this.kill(s)));
+  }
+}

@@ -1,0 +1,105 @@
+import { constants } from "node:os";
+import type { SpawnedProcess } from "../../protocol/index.js";
+import type { CapturedBytes } from "../../turn/index.js";
+import { HeadTailBuffer } from "../shell/index.js";
+
+/** Output not yet returned, per session: at most this much is kept (head and tail halves). */
+const PENDING_SIDE_BYTES = 512 * 1024;
+
+/** What one read of a session returns. */
+export interface SessionChunk {
+  output: CapturedBytes;
+  /** Bytes the chunk held before it was bounded. */
+  totalBytes: number;
+  /** Set once the process has exited. */
+  exitCode: number | undefined;
+}
+
+/** The exit code; 128 + the signal number when a signal ended it. */
+const exitCodeOf = ({ code, signal }: { code: number | null; signal: NodeJS.Signals | null }): number =>
+  code ?? 128 + (signal ? constants.signals[signal] : 0);
+
+/**
+ * One running process of `exec_command`: its output kept (bounded) until a call reads it, so
+ * each read returns only what was not returned before. Reads of one session run one at a time.
+ */
+export class ExecSession {
+  private pending = new HeadTailBuffer(PENDING_SIDE_BYTES, PENDING_SIDE_BYTES);
+  private wake: (() => void) | undefined;
+  private exit: number | undefined;
+  /** Settles once the process exited and its output was drained. */
+  readonly done: Promise<void>;
+  private queue: Promise<unknown> = Promise.resolve();
+  lastUsed = Date.now();
+
+  constructor(
+    readonly id: number,
+    readonly proc: SpawnedProcess,
+    readonly tty: boolean,
+  ) {
+    const take = (chunk: Buffer): void => {
+      this.pending.append(chunk);
+      this.wake?.();
+    };
+    proc.stdout.on("data", take);
+    proc.stderr.on("data", take);
+    this.done = proc.exited.then(async (status) => {
+      // Whatever it printed before exiting is read before the exit is reported.
+      await proc.dispose();
+      this.exit = exitCodeOf(status);
+      this.wake?.();
+    });
+  }
+
+  get exited(): boolean {
+    return this.exit !== undefined;
+  }
+
+  /** Runs `fn` after every earlier read or write of this session. */
+  serialize<T>(fn: () => Promise<T>): Promise<T> {
+    const next = this.queue.then(fn, fn);
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  /** Sends `chars` to the process; false when it has no stdin (no tty) or it is gone. */
+  write(chars: string): boolean {
+    const stdin = this.proc.stdin;
+    if (!stdin || stdin.destroyed || this.exited) return false;
+    stdin.write(chars);
+    return true;
+  }
+
+  /**
+   * Waits until `yieldMs` passed or the process exited (or `signal` aborts), then returns the
+   * output gathered since the last read.
+   */
+  async read(yieldMs: number, signal: AbortSignal): Promise<SessionChunk> {
+    if (!this.exited) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(finish, yieldMs);
+        function finish(): void {
+          clearTimeout(timer);
+          signal.removeEventListener("abort", finish);
+          resolve();
+        }
+        signal.addEventListener("abort", finish, { once: true });
+        this.wake = () => {
+          if (this.exited) finish();
+        };
+      });
+      this.wake = undefined;
+    }
+    signal.throwIfAborted();
+    this.lastUsed = Date.now();
+    const taken = this.pending;
+    this.pending = new HeadTailBuffer(PENDING_SIDE_BYTES, PENDING_SIDE_BYTES);
+    return { output: taken.snapshot(), totalBytes: taken.totalBytes, exitCode: this.exit };
+  }
+
+  /** Ends the process and everything it started. */
+  async kill(): Promise<void> {
+    await this.proc.terminate(0);
+    await this.done;
+  }
+}
