@@ -52,6 +52,7 @@ const TOOL_KEYS = [
   "test_sync_tool",
   "shell_non_safe_exclusive",
   "exec_timeout_ms",
+  "max_exec_sessions",
 ] as const;
 const RUNTIME_KEYS = ["max_concurrency", "truncation", "exec_timeout_ms"] as const;
 const MAX_TIMEOUT_MS = 24 * 3600 * 1000;
@@ -59,7 +60,7 @@ const MAX_TIMEOUT_MS = 24 * 3600 * 1000;
 function parseTools(s: Section): ToolsConfig {
   s.rejectUnknown(TOOL_KEYS);
   const tools: ToolsConfig = {};
-  const shell = s.oneOf("shell", ["shell", "shell_command", false] as const);
+  const shell = s.oneOf("shell", ["shell", "shell_command", "unified_exec", false] as const);
   if (shell !== undefined) tools.shell = shell;
   const applyPatch = s.oneOf("apply_patch", ["freeform", "function", false] as const);
   if (applyPatch !== undefined) tools.applyPatch = applyPatch;
@@ -78,6 +79,8 @@ function parseTools(s: Section): ToolsConfig {
   }
   const timeout = s.integer("exec_timeout_ms", 1, MAX_TIMEOUT_MS);
   if (timeout !== undefined) tools.execTimeoutMs = timeout;
+  const sessions = s.integer("max_exec_sessions", 1, 1024);
+  if (sessions !== undefined) tools.maxExecSessions = sessions;
   return tools;
 }
 

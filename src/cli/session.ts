@@ -220,6 +220,7 @@ export async function openSession(
   });
   const close = async (): Promise<void> => {
     await commands.settled(COMMANDS_SETTLE_MS);
+    await router.close();
     await environment.close?.();
     await mcp?.close();
   };

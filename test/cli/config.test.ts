@@ -89,7 +89,7 @@ describe("loadCliConfig", () => {
     [
       "bad choice",
       '[tools]\nshell = "zsh"\n',
-      /tools\.shell: expected one of "shell", "shell_command", false, got string/,
+      /tools\.shell: expected one of "shell", "shell_command", "unified_exec", false, got string/,
     ],
     [
       "concurrency range",

@@ -101,6 +101,24 @@ describe("toolcall exec (child process)", () => {
     });
   });
 
+  it('offers exec_command with [tools] shell = "unified_exec" and kills its sessions when the turn ends', async () => {
+    await withTempDir(async (dir) => {
+      await writeFile(path.join(dir, "toolcall.toml"), '[tools]\nshell = "unified_exec"\nmax_exec_sessions = 4\n');
+      const marker = uniqueMarker();
+      const input = [
+        fn("call_echo", "exec_command", { cmd: "echo hi", login: false }),
+        fn("call_bg", "exec_command", { cmd: `exec sleep ${marker}`, login: false, yield_time_ms: 250 }),
+      ].join("\n");
+      const result = await runCli(["exec", "--sandbox", "danger-full-access"], { cwd: dir, input });
+      expect(result.code).toBe(0);
+      const [echo, bg] = jsonLines(result.stdout) as Array<{ output: string }>;
+      expect(echo?.output).toMatch(/\nProcess exited with code 0\nOriginal token count: 1\nOutput:\nhi\n$/);
+      expect(bg?.output).toMatch(/\nProcess running with session ID \d+\n/);
+      // The session did not outlive the command.
+      expect(await processesWith(marker)).toEqual([]);
+    });
+  });
+
   it("reads a file argument and exits 1 on a fatal error after writing every output", async () => {
     await withTempDir(async (dir) => {
       const file = path.join(dir, "turn.jsonl");
