@@ -166,6 +166,16 @@ export {
   type ShellToolConfig,
 } from "./handlers/shell/index.js";
 export {
+  EXEC_COMMAND_SPEC,
+  ExecCommandHandler,
+  ExecSessionManager,
+  WRITE_STDIN_SPEC,
+  WriteStdinHandler,
+  type ExecCommandArgs,
+  type UnifiedExecToolConfig,
+  type WriteStdinArgs,
+} from "./handlers/exec_command/index.js";
+export {
   APPLY_PATCH_FREEFORM_SPEC,
   APPLY_PATCH_FUNCTION_SPEC,
   ApplyPatchHandler,
