@@ -100,6 +100,7 @@ export class PermissionEngine {
    * Verdicts may be shared between calls: they are read-only.
    */
   decide(call: PolicyCall, hook?: HookVerdict): Readonly<PolicyVerdict> {
+    call = judgedAs(call);
     const fromHook = hook?.decision;
     if (fromHook === "deny") return verdict("deny", "hook", hook?.reason ?? reasons.hook("deny"));
     // One normalization of the call's paths, shared by every rule; none when there is no rule.
@@ -148,7 +149,7 @@ export class PermissionEngine {
    */
   suggestRules(call: PolicyCall, fromHandler?: readonly string[]): string[] {
     const valid = fromHandler?.filter(isValidRule) ?? [];
-    return valid.length > 0 ? valid : defaultSuggestions(call);
+    return valid.length > 0 ? valid : defaultSuggestions(judgedAs(call));
   }
 
   /** "allow_session": `rule` joins the allow rules for the rest of the session. Throws if malformed. */
@@ -191,6 +192,12 @@ export class PermissionEngine {
     if (threshold === undefined || !riskAtLeast(call.risk, threshold)) return allow;
     return verdict("ask", "mode", reasons.risk(riskLevel(call.risk), threshold));
   }
+}
+
+/** The call as the tool its subject names (`asTool`) would be judged: that tool's rules, its name in the texts. */
+function judgedAs(call: PolicyCall): PolicyCall {
+  const asTool = call.subject?.asTool;
+  return asTool === undefined || asTool === call.toolName ? call : { ...call, toolName: asTool };
 }
 
 function parseRules(rules: unknown, list: RuleMode): readonly PermissionRule[] {

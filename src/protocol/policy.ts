@@ -91,6 +91,11 @@ export interface PolicySubject {
   paths?: string[];
   /** What a person reads in an approval request: the command line, the patch's paths. */
   summary?: string;
+  /**
+   * Judge the call by the rules of this tool instead of its own: a shell call that runs
+   * `apply_patch` (the shell tools apply it themselves) is judged as `apply_patch`, by its `paths`.
+   */
+  asTool?: string;
 }
 
 /** One call as the permission engine sees it. */

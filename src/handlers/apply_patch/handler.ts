@@ -1,12 +1,7 @@
 import { type ToolPayload, FunctionCallError, type ToolOutput } from "../../protocol/index.js";
 import type { PolicySubject, ToolFactory, ToolHandler, ToolInvocation } from "../../registry/index.js";
-import { checkWriteOrEscalate, environmentOf } from "../../sandbox/index.js";
-import { applyPatch, patchPaths } from "./applyPatch.js";
 import { APPLY_PATCH_FREEFORM_SPEC, APPLY_PATCH_FUNCTION_SPEC } from "./definition.js";
-import { parsePatch, PatchParseError, type Hunk } from "./parser.js";
-
-const HUNK_LETTER = { add: "A", delete: "D", update: "M" } as const;
-import { PatchApplyError } from "./errors.js";
+import { applyPatchFor, patchPolicySubject } from "./toolCall.js";
 
 /** The patch text: the raw input of a custom call, or `input` of a function call. */
 function patchText(inv: ToolInvocation): string {
@@ -36,39 +31,18 @@ export class ApplyPatchHandler implements ToolHandler {
 
   /** Every path the patch touches (move targets included); none when it does not parse. */
   policySubject(inv: ToolInvocation): PolicySubject {
-    let hunks: Hunk[];
+    let patch: string;
     try {
-      hunks = parsePatch(patchText(inv));
+      patch = patchText(inv);
     } catch {
       return { paths: [], summary: "apply_patch (a patch that does not parse)" };
     }
-    const paths = patchPaths(hunks);
-    const lines = hunks.map(
-      (h) => `${HUNK_LETTER[h.type]} ${h.path}${h.type === "update" && h.movePath ? ` -> ${h.movePath}` : ""}`,
-    );
-    return { paths, summary: `apply_patch\n${lines.join("\n")}` };
+    return patchPolicySubject(patch);
   }
 
   async handle(inv: ToolInvocation): Promise<ToolOutput> {
-    const patch = patchText(inv);
-    const { turn } = inv;
-    const env = environmentOf(turn);
-    // Every target inside the writable roots, or a person's allow, before any byte is written.
-    const beforeWrite = (paths: string[]): Promise<void> =>
-      checkWriteOrEscalate(env, paths, { cwd: turn.cwd, escalate: inv.escalate?.bind(inv) });
-    try {
-      const result = await applyPatch(patch, { cwd: turn.cwd, signal: inv.signal, logger: turn.logger, beforeWrite });
-      inv.turn.logger.debug(
-        { callId: inv.callId, added: result.added, modified: result.modified, deleted: result.deleted },
-        "apply_patch applied",
-      );
-      return { kind: "function", body: result.summary };
-    } catch (err) {
-      if (err instanceof PatchParseError || err instanceof PatchApplyError) {
-        return { kind: "function", body: err.message, success: false };
-      }
-      throw err;
-    }
+    const { text, success } = await applyPatchFor(inv, patchText(inv), inv.turn.cwd);
+    return success ? { kind: "function", body: text } : { kind: "function", body: text, success: false };
   }
 }
 

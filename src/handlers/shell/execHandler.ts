@@ -2,6 +2,8 @@ import { texts, type ExecEnvironment, type ToolCall, type ToolOutput, type ToolP
 import type { PolicySubject, ToolHandler, ToolInvocation } from "../../registry/index.js";
 import { boundCaptured, budgetBytes, emitEvent, type TruncationPolicy } from "../../turn/index.js";
 import { environmentOf, escalationSignature, runCommand, type RunResult } from "../../sandbox/index.js";
+import { applyPatchFor, parseApplyPatchCommand, type ApplyPatchOutcome } from "../apply_patch/index.js";
+import { applyPatchCommandSubject, interceptedApplyPatch } from "./applyPatchCommand.js";
 import { resolveWorkdir } from "./exec.js";
 import { formatExecOutput } from "./format.js";
 import { HeadTailBuffer } from "./outputBuffer.js";
@@ -39,6 +41,9 @@ function knownSafe(req: ExecRequest): boolean {
   return (req.env === undefined || Object.keys(req.env).length === 0) && isKnownSafeCommand(req.argv);
 }
 
+/** A function call's arguments that may name apply_patch (checked before parsing them). */
+const MENTIONS_APPLY_PATCH = /apply_?patch/;
+
 /** Sized so that the capture holds what the policy shows of the head and tail, plus a char. */
 export function captureFor(policy: TruncationPolicy): HeadTailBuffer {
   const side = Math.min(MAX_CAPTURE_SIDE_BYTES, Math.ceil(budgetBytes(policy) / 2) + 4);
@@ -63,27 +68,37 @@ export abstract class ExecHandler<Ctx = unknown> implements ToolHandler<Ctx> {
   /** The command line a call asks for; `args` are its parsed function arguments. */
   protected abstract request(payload: ToolPayload, args: unknown): ExecRequest;
 
+  /** apply_patch run as a command is exclusive, as the apply_patch tool is. */
   supportsParallel(call: ToolCall): boolean {
-    if (!this.options.nonSafeExclusive) return true;
+    const payload = call.payload;
+    const mayPatch = payload.kind !== "function" || MENTIONS_APPLY_PATCH.test(payload.arguments);
+    if (!this.options.nonSafeExclusive && !mayPatch) return true;
     // Runs before argument validation: arguments that do not parse or have the wrong shape
     // cannot be shown safe, so the call runs exclusively (it will fail validation anyway).
     try {
-      const args: unknown = call.payload.kind === "function" ? JSON.parse(call.payload.arguments || "{}") : undefined;
-      const req = this.request(call.payload, args);
-      return Array.isArray(req.argv) && req.argv.every((a) => typeof a === "string") && knownSafe(req);
+      const args: unknown = payload.kind === "function" ? JSON.parse(payload.arguments || "{}") : undefined;
+      const req = this.request(payload, args);
+      if (!Array.isArray(req.argv) || !req.argv.every((a) => typeof a === "string")) return false;
+      if (mayPatch && parseApplyPatchCommand(req.argv) !== undefined) return false;
+      return !this.options.nonSafeExclusive || knownSafe(req);
     } catch {
       return false;
     }
   }
 
   isMutating(inv: ToolInvocation<Ctx>): boolean {
-    return !knownSafe(this.request(inv.payload, inv.args));
+    const req = this.request(inv.payload, inv.args);
+    return !knownSafe(req) || parseApplyPatchCommand(req.argv) !== undefined;
   }
 
-  /** The plain commands the call runs, as permission rules see them (DESIGN section 11). */
+  /**
+   * The plain commands the call runs, as permission rules see them (DESIGN section 11); for
+   * apply_patch run as a command, the apply_patch tool's subject (its paths, judged by
+   * apply_patch's rules).
+   */
   policySubject(inv: ToolInvocation<Ctx>): PolicySubject {
-    const { argv } = this.request(inv.payload, inv.args);
-    return { commands: plainCommands(argv), summary: commandLine(argv) };
+    const { argv, workdir } = this.request(inv.payload, inv.args);
+    return applyPatchCommandSubject(argv, workdir) ?? { commands: plainCommands(argv), summary: commandLine(argv) };
   }
 
   /** The bounded capture of an invocation's output (its size is what the call holds in memory). */
@@ -104,6 +119,8 @@ export abstract class ExecHandler<Ctx = unknown> implements ToolHandler<Ctx> {
     const { turn } = inv;
     const env = environmentOf(turn);
     const cwd = await resolveWorkdir(turn.cwd, req.workdir);
+    const patch = interceptedApplyPatch(req.argv, cwd);
+    if (patch !== undefined) return this.applyPatch(inv, req, patch.patch, patch.cwd);
     let run = await this.run(inv, env, req, cwd, true);
     if (run.escalatable && inv.escalate) {
       const summary = commandLine(req.argv);
@@ -111,6 +128,58 @@ export abstract class ExecHandler<Ctx = unknown> implements ToolHandler<Ctx> {
         run = await this.run(inv, env, req, cwd, false);
     }
     return run.output;
+  }
+
+  /**
+   * apply_patch run as a command: applied as the apply_patch tool applies it (the sandbox's
+   * writable roots checked before any write, a person asked to write outside them), answered
+   * in the command's format, exit code 0 or 1 with apply_patch's text as the output, between
+   * the same begin and end events (and an output delta) as a command.
+   */
+  private async applyPatch(
+    inv: ToolInvocation<Ctx>,
+    req: ExecRequest,
+    patch: string,
+    cwd: string,
+  ): Promise<ToolOutput> {
+    const { turn, callId, toolName } = inv;
+    const capture = captureFor(turn.truncationPolicy);
+    this.captures.set(inv, capture);
+    const started = now();
+    const end = (exitCode: number | null, durationMs: number): void => {
+      emitEvent(turn, {
+        type: "exec_command_end",
+        callId,
+        toolName,
+        exitCode,
+        durationMs,
+        timedOut: false,
+        aborted: false,
+      });
+    };
+    emitEvent(turn, { type: "exec_command_begin", callId, toolName, command: req.argv, cwd });
+    let outcome: ApplyPatchOutcome;
+    try {
+      outcome = await applyPatchFor(inv, patch, cwd);
+    } catch (err) {
+      end(null, now() - started); // the begin event pairs with an end, as for a command that could not start
+      throw err;
+    }
+    const durationMs = now() - started;
+    const exitCode = outcome.success ? 0 : 1;
+    const chunk = Buffer.from(outcome.text, "utf8");
+    capture.append(chunk);
+    if (turn.onEvent) {
+      const deltas = new OutputDeltas(turn, callId, toolName);
+      deltas.push("stdout", chunk);
+      deltas.end();
+    }
+    end(exitCode, durationMs);
+    turn.logger.debug({ callId, toolName, exitCode, cwd }, "apply_patch run as a command was applied in place");
+    const timeoutMs = req.timeoutMs ?? this.options.timeoutMs;
+    const summary = { exitCode, durationMs, timedOut: false, timeoutMs };
+    const body = formatExecOutput(summary, capture.snapshot(), turn.truncationPolicy);
+    return { kind: "function", body, success: outcome.success, bounded: true };
   }
 
   /** One run of the request, with its begin and end events; `sandboxed: false` is an approved escalation. */

@@ -49,6 +49,7 @@ export { ShellCommandHandler, userShell, type ShellCommandArgs } from "./shellCo
 export { ExecHandler, MAX_CAPTURE_SIDE_BYTES, type ExecRequest, type ExecHandlerOptions } from "./execHandler.js";
 export { SHELL_SPEC, SHELL_COMMAND_SPEC } from "./definition.js";
 export { resolveWorkdir } from "./exec.js";
+export { interceptApplyPatch, interceptedApplyPatch, applyPatchCommandSubject } from "./applyPatchCommand.js";
 export { HeadTailBuffer } from "./outputBuffer.js";
 export { formatExecOutput, type ExecSummary } from "./format.js";
 export { commandLine, isKnownSafeCommand, parseShellLcPlainCommands, plainCommands } from "./safeCommand.js";

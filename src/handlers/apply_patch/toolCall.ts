@@ -1,0 +1,64 @@
+import { SandboxDenial } from "../../protocol/index.js";
+import type { PolicySubject, ToolInvocation } from "../../registry/index.js";
+import { checkWriteOrEscalate, environmentOf } from "../../sandbox/index.js";
+import { applyPatch, patchPaths } from "./applyPatch.js";
+import { PatchApplyError } from "./errors.js";
+import { parsePatch, PatchParseError, type Hunk } from "./parser.js";
+
+/** What applying a patch for a call needs of the call: its turn, its signal, its escalation. */
+export type ApplyPatchCaller = Pick<ToolInvocation, "callId" | "turn" | "signal" | "escalate">;
+
+/** What the model reads: the success summary, or why nothing was written. */
+export interface ApplyPatchOutcome {
+  text: string;
+  success: boolean;
+}
+
+const HUNK_LETTER = { add: "A", delete: "D", update: "M" } as const;
+
+/**
+ * Applies `patch` for a call, as the apply_patch tool does (and the shell tools when they
+ * intercept `apply_patch` as a command): relative paths against `cwd`, all or nothing, every
+ * target inside the writable roots of the turn's environment or allowed by a person
+ * (`checkWriteOrEscalate`) before any byte is written. A patch that does not parse or apply,
+ * and a write the sandbox refuses, are answers (`success: false`); anything else throws.
+ */
+export async function applyPatchFor(inv: ApplyPatchCaller, patch: string, cwd: string): Promise<ApplyPatchOutcome> {
+  const { turn } = inv;
+  const env = environmentOf(turn);
+  const beforeWrite = (paths: string[]): Promise<void> =>
+    checkWriteOrEscalate(env, paths, { cwd, escalate: inv.escalate?.bind(inv) });
+  try {
+    const result = await applyPatch(patch, { cwd, signal: inv.signal, logger: turn.logger, beforeWrite });
+    turn.logger.debug(
+      { callId: inv.callId, added: result.added, modified: result.modified, deleted: result.deleted },
+      "apply_patch applied",
+    );
+    return { text: result.summary, success: true };
+  } catch (err) {
+    if (err instanceof PatchParseError || err instanceof PatchApplyError || err instanceof SandboxDenial) {
+      return { text: err.message, success: false };
+    }
+    throw err;
+  }
+}
+
+/**
+ * What the policy stage judges a patch by: every path it touches (move targets included),
+ * each passed through `locate` (the shell tools place them under the command's directory), and
+ * `apply_patch` then an `A`/`M`/`D` line per file for a person. No paths when it does not parse.
+ */
+export function patchPolicySubject(patch: string, locate: (p: string) => string = (p) => p): PolicySubject {
+  let hunks: Hunk[];
+  try {
+    hunks = parsePatch(patch);
+  } catch {
+    return { paths: [], summary: "apply_patch (a patch that does not parse)" };
+  }
+  const paths = patchPaths(hunks).map(locate);
+  const lines = hunks.map((h) => {
+    const move = h.type === "update" && h.movePath ? ` -> ${locate(h.movePath)}` : "";
+    return `${HUNK_LETTER[h.type]} ${locate(h.path)}${move}`;
+  });
+  return { paths, summary: `apply_patch\n${lines.join("\n")}` };
+}
