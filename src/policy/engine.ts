@@ -100,9 +100,15 @@ export class PermissionEngine {
    * Verdicts may be shared between calls: they are read-only.
    */
   decide(call: PolicyCall, hook?: HookVerdict): Readonly<PolicyVerdict> {
-    call = judgedAs(call);
     const fromHook = hook?.decision;
     if (fromHook === "deny") return verdict("deny", "hook", hook?.reason ?? reasons.hook("deny"));
+    const judged = judgedAs(call);
+    if (judged !== call) {
+      // A patch through the shell is judged as apply_patch, yet a deny of the tool that carries it still holds.
+      const carrier = firstMatch(this.#deny, call, "deny", undefined);
+      if (carrier !== undefined) return verdict("deny", "rule", texts.deniedByRule(carrier.rule), carrier.rule);
+      call = judged;
+    }
     // One normalization of the call's paths, shared by every rule; none when there is no rule.
     const paths = call.subject?.paths !== undefined && this.#hasRules() ? new CallPaths(call) : undefined;
     const deny = firstMatch(this.#deny, call, "deny", paths);

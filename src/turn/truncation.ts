@@ -111,12 +111,9 @@ export function boundCaptured(
   return { text: head.toString("utf8", 0, headEnd) + marker + kept.toString("utf8"), truncated: true, totalLines };
 }
 
-function truncateToBudget(text: string, budget: number, policy: TruncationPolicy): string {
-  // Cheap exit: a UTF-16 string never has more than 3 UTF-8 bytes per code unit.
-  if (text.length * 3 <= budget) return text;
-  const buf = Buffer.from(text, "utf8");
-  if (buf.length <= budget) return text;
-  const whole: CapturedBytes = {
+/** A whole text as a capture with nothing omitted. */
+export function capturedBytes(buf: Buffer): CapturedBytes {
+  return {
     head: buf,
     tail: EMPTY,
     omittedBytes: 0,
@@ -124,7 +121,14 @@ function truncateToBudget(text: string, budget: number, policy: TruncationPolicy
     newlines: countNewlines(buf),
     lastByte: buf[buf.length - 1],
   };
-  const { text: bounded, totalLines } = boundCaptured("", whole, policy, budget);
+}
+
+function truncateToBudget(text: string, budget: number, policy: TruncationPolicy): string {
+  // Cheap exit: a UTF-16 string never has more than 3 UTF-8 bytes per code unit.
+  if (text.length * 3 <= budget) return text;
+  const buf = Buffer.from(text, "utf8");
+  if (buf.length <= budget) return text;
+  const { text: bounded, totalLines } = boundCaptured("", capturedBytes(buf), policy, budget);
   return `Total output lines: ${totalLines}\n\n${bounded}`;
 }
 

@@ -53,9 +53,17 @@ describe("PermissionEngine: a subject's asTool names the rules that judge it", (
     });
   });
 
-  it("rules for the shell tool do not judge it (it runs no command)", () => {
+  it("rules for the shell tool do not allow it (it runs no command), but a deny of the shell still holds", () => {
     expect(decide({ allow: ["shell"] }, viaShell(["src/x.ts"]))).toMatchObject({ decision: "ask", by: "mode" });
-    expect(decide({ mode: "bypass", deny: ["shell"] }, viaShell(["src/x.ts"]))).toMatchObject({ decision: "allow" });
+    expect(decide({ mode: "bypass", deny: ["shell(rm:*)"] }, viaShell(["src/x.ts"]))).toMatchObject({
+      decision: "allow",
+    });
+    expect(decide({ mode: "bypass", deny: ["shell"] }, viaShell(["src/x.ts"]))).toEqual({
+      decision: "deny",
+      by: "rule",
+      rule: "shell",
+      reason: texts.deniedByRule("shell"),
+    });
   });
 
   it("accept_edits allows it inside the writable roots and asks outside them", () => {

@@ -1,9 +1,16 @@
-import { texts, type ExecEnvironment, type ToolOutput } from "../../protocol/index.js";
+import { texts, type ExecEnvironment, type ToolCall, type ToolOutput } from "../../protocol/index.js";
 import type { PolicySubject, ToolHandler, ToolInvocation } from "../../registry/index.js";
 import { environmentOf, sandboxStopped } from "../../sandbox/index.js";
-import { emitEvent } from "../../turn/index.js";
+import { capturedBytes, emitEvent } from "../../turn/index.js";
 import { now } from "../../util/index.js";
-import { isKnownSafeCommand, plainCommands, resolveWorkdir, userShell } from "../shell/index.js";
+import {
+  applyPatchCommandSubject,
+  interceptApplyPatch,
+  isKnownSafeCommand,
+  plainCommands,
+  resolveWorkdir,
+  userShell,
+} from "../shell/index.js";
 import { clampYield, formatUnifiedExec } from "./format.js";
 import type { ExecSessionManager } from "./manager.js";
 
@@ -36,19 +43,46 @@ export class ExecCommandHandler implements ToolHandler {
 
   constructor(private readonly sessions: ExecSessionManager) {}
 
+  /** apply_patch run as a command is exclusive, as the apply_patch tool is. */
+  supportsParallel(call: ToolCall): boolean {
+    if (call.payload.kind !== "function" || !/apply_?patch/.test(call.payload.arguments)) return true;
+    try {
+      return applyPatchCommandSubject(argvOf(JSON.parse(call.payload.arguments) as ExecCommandArgs)) === undefined;
+    } catch {
+      return false;
+    }
+  }
+
   /** Mutating unless the command is known to be safe (Codex). */
   isMutating(inv: ToolInvocation): boolean {
     return !isKnownSafeCommand(argvOf(inv.args as ExecCommandArgs));
   }
 
+  /** The plain commands it runs; for apply_patch run as a command, the apply_patch tool's subject. */
   policySubject(inv: ToolInvocation): PolicySubject {
     const args = inv.args as ExecCommandArgs;
-    return { commands: plainCommands(argvOf(args)), summary: args.cmd };
+    const argv = argvOf(args);
+    return applyPatchCommandSubject(argv, args.workdir) ?? { commands: plainCommands(argv), summary: args.cmd };
   }
 
   async handle(inv: ToolInvocation): Promise<ToolOutput> {
     const args = inv.args as ExecCommandArgs;
+    const started = now();
     const cwd = await resolveWorkdir(inv.turn.cwd, args.workdir);
+    const patched = await interceptApplyPatch(inv, argvOf(args), cwd);
+    if (patched) {
+      // Applied as the apply_patch tool would, answered as a command that exited.
+      const exitCode = patched.success ? 0 : 1;
+      const output = capturedBytes(Buffer.from(patched.text, "utf8"));
+      const chunk = { output, totalBytes: output.head.length, exitCode };
+      const body = formatUnifiedExec(chunk, {
+        wallMs: now() - started,
+        sessionId: undefined,
+        maxOutputTokens: args.max_output_tokens,
+        policy: inv.turn.truncationPolicy,
+      });
+      return { kind: "function", body, success: patched.success, bounded: true };
+    }
     const env = environmentOf(inv.turn);
     let run = await this.run(inv, env, cwd, true);
     if (run.escalatable && inv.escalate && (await inv.escalate({ reason: texts.escalateCommand, summary: args.cmd })))

@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { readFile } from "node:fs/promises";
+import { mkdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import {
@@ -193,5 +193,18 @@ describe("exec_command", () => {
     expect(out.tokens).toBe(52428800 / 4);
     expect(Buffer.byteLength(out.output)).toBeLessThan(1_000);
     expect(out.output).toMatch(/^abcdefghi\n[\s\S]*tokens truncated[\s\S]*abcdefghi\n$/);
+  });
+
+  it("applies apply_patch run as a command (after `cd DIR &&`) instead of running it", async () => {
+    await mkdir(path.join(dir, "sub"));
+    const cmd = "cd sub && apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: hello.txt\n+hi\n*** End Patch\nEOF\n";
+    const out = parse((await call("exec_command", { cmd })).text);
+    expect(out).toMatchObject({ exit: 0, output: "Success. Updated the following files:\nA hello.txt\n" });
+    expect(await readFile(path.join(dir, "sub", "hello.txt"), "utf8")).toBe("hi\n");
+    const bad = await call("exec_command", {
+      cmd: "apply_patch <<'EOF'\n*** Begin Patch\nnonsense\n*** End Patch\nEOF",
+    });
+    expect(bad.success).toBe(false);
+    expect(parse(bad.text).exit).toBe(1);
   });
 });
