@@ -1,7 +1,7 @@
 import { texts, type ExecEnvironment, type ToolCall, type ToolOutput, type ToolPayload } from "../../protocol/index.js";
 import type { PolicySubject, ToolHandler, ToolInvocation } from "../../registry/index.js";
 import { boundCaptured, budgetBytes, emitEvent, type TruncationPolicy } from "../../turn/index.js";
-import { environmentOf, escalationSignature, runCommand, type RunResult } from "../../sandbox/index.js";
+import { environmentOf, runCommand, sandboxStopped, type RunResult } from "../../sandbox/index.js";
 import { applyPatchFor, parseApplyPatchCommand, type ApplyPatchOutcome } from "../apply_patch/index.js";
 import { applyPatchCommandSubject, interceptedApplyPatch } from "./applyPatchCommand.js";
 import { resolveWorkdir } from "./exec.js";
@@ -241,13 +241,11 @@ export abstract class ExecHandler<Ctx = unknown> implements ToolHandler<Ctx> {
     );
     const captured = capture.snapshot();
     const failed = result.exitCode !== 0 || result.timedOut || result.aborted;
-    const escalatable =
-      sandboxed &&
-      env.sandbox.mode !== "danger-full-access" &&
-      result.exitCode !== 0 &&
-      !result.timedOut &&
-      !result.aborted &&
-      escalationSignature(Buffer.concat([captured.head, captured.tail]).toString("utf8"));
+    const escalatable = sandboxStopped(
+      env,
+      { sandboxed, exitCode: result.timedOut || result.aborted ? undefined : result.exitCode },
+      captured,
+    );
     const body = formatExecOutput({ ...result, timeoutMs }, captured, turn.truncationPolicy);
     return { output: { kind: "function", body, success: !failed, bounded: true }, escalatable };
   }
