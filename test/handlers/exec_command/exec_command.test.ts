@@ -54,7 +54,12 @@ function parse(text: string): { exit?: number; session?: number; tokens: number;
 }
 
 const pidIn = async (file: string): Promise<number> => {
-  await vi.waitFor(() => expect(existsSync(file)).toBe(true), { timeout: 5_000, interval: 20 });
+  await vi.waitFor(
+    () => {
+      expect(existsSync(file)).toBe(true);
+    },
+    { timeout: 5_000, interval: 20 },
+  );
   return Number((await readFile(file, "utf8")).trim());
 };
 
@@ -132,7 +137,12 @@ describe("exec_command", () => {
     controller.abort();
     // The runtime answers an aborted call at once; the kill is under way by then.
     expect((await running).success).toBe(false);
-    await vi.waitFor(() => expect(processAlive(pid)).toBe(false), { timeout: 3_000, interval: 20 });
+    await vi.waitFor(
+      () => {
+        expect(processAlive(pid)).toBe(false);
+      },
+      { timeout: 3_000, interval: 20 },
+    );
   });
 
   it("kills every session on router.close(), the tty ones included", async () => {
@@ -153,7 +163,12 @@ describe("exec_command", () => {
     }
     expect(pids.map(processAlive)).toEqual([true, true]);
     await router.close();
-    await vi.waitFor(() => expect(pids.map(processAlive)).toEqual([false, false]), { timeout: 3_000, interval: 20 });
+    await vi.waitFor(
+      () => {
+        expect(pids.map(processAlive)).toEqual([false, false]);
+      },
+      { timeout: 3_000, interval: 20 },
+    );
     // A closed router starts no more sessions.
     expect((await call("exec_command", { cmd: "sleep 1", login: false, yield_time_ms: 250 })).success).toBe(false);
   });
@@ -171,7 +186,12 @@ describe("exec_command", () => {
       );
       pids.push(await pidIn(pidFile));
     }
-    await vi.waitFor(() => expect(processAlive(pids[0]!)).toBe(false), { timeout: 3_000, interval: 20 });
+    await vi.waitFor(
+      () => {
+        expect(processAlive(pids[0]!)).toBe(false);
+      },
+      { timeout: 3_000, interval: 20 },
+    );
     expect(pids.slice(1).map(processAlive)).toEqual([true, true, true]);
     expect((await call("write_stdin", { session_id: sessions[0] })).text).toBe(
       `write_stdin failed: Unknown process id ${sessions[0]}`,
