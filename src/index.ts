@@ -61,9 +61,11 @@ export {
 
 // registry: handlers and how they are registered
 export {
+  FileReadLedger,
   ToolRegistry,
   ToolRegistryBuilder,
   type DynamicToolSpec,
+  type FileSnapshot,
   type McpToolRef,
   type McpToolSource,
   type RegisteredTool,
@@ -182,6 +184,9 @@ export {
   type ApplyPatchToolConfig,
 } from "./handlers/apply_patch/index.js";
 export { READ_FILE_SPEC, ReadFileHandler } from "./handlers/read_file/index.js";
+export { EDIT_FILE_SPEC, EditFileHandler, type EditFileToolConfig } from "./handlers/edit_file/index.js";
+export { WRITE_FILE_SPEC, WriteFileHandler, type WriteFileToolConfig } from "./handlers/write_file/index.js";
+export { GLOB_SPEC, GlobHandler, type GlobOptions, type GlobToolConfig } from "./handlers/glob/index.js";
 export { LIST_DIR_SPEC, ListDirHandler } from "./handlers/list_dir/index.js";
 export { GREP_FILES_SPEC, GrepFilesHandler, type GrepFilesOptions } from "./handlers/grep_files/index.js";
 export { DEFAULT_MAX_IMAGE_BYTES, VIEW_IMAGE_SPEC, ViewImageHandler } from "./handlers/view_image/index.js";

@@ -5,6 +5,7 @@
 import type { Logger } from "pino";
 import { specName } from "./protocol/index.js";
 import {
+  FileReadLedger,
   ToolRegistryBuilder,
   type DynamicToolSpec,
   type McpToolSource,
@@ -15,6 +16,8 @@ import {
 import { ToolRouter } from "./router/index.js";
 import { applyPatchToolFactory, type ApplyPatchToolConfig } from "./handlers/apply_patch/index.js";
 import { dynamicToolsFactory, type DynamicToolsConfig } from "./handlers/dynamic/index.js";
+import { editFileToolFactory, type EditFileToolConfig } from "./handlers/edit_file/index.js";
+import { globToolFactory, type GlobToolConfig } from "./handlers/glob/index.js";
 import { grepFilesToolFactory, type GrepFilesToolConfig } from "./handlers/grep_files/index.js";
 import { listDirToolFactory, type ListDirToolConfig } from "./handlers/list_dir/index.js";
 import { mcpResourceToolsFactory } from "./handlers/mcp_resources/index.js";
@@ -24,6 +27,7 @@ import { unifiedExecToolFactory, type UnifiedExecToolConfig } from "./handlers/e
 import { testSyncToolFactory, type TestSyncToolConfig } from "./handlers/test_sync_tool/index.js";
 import { updatePlanToolFactory, type UpdatePlanToolConfig } from "./handlers/update_plan/index.js";
 import { viewImageToolFactory, type ViewImageToolConfig } from "./handlers/view_image/index.js";
+import { writeFileToolFactory, type WriteFileToolConfig } from "./handlers/write_file/index.js";
 
 /** Which built-in tools `createToolRouter` adds: each built-in reads its own keys. */
 export interface ToolsConfig
@@ -31,9 +35,12 @@ export interface ToolsConfig
     ShellToolConfig,
     UnifiedExecToolConfig,
     ApplyPatchToolConfig,
+    EditFileToolConfig,
+    WriteFileToolConfig,
     ReadFileToolConfig,
     ListDirToolConfig,
     GrepFilesToolConfig,
+    GlobToolConfig,
     ViewImageToolConfig,
     UpdatePlanToolConfig,
     TestSyncToolConfig,
@@ -44,9 +51,12 @@ const BUILTIN_FACTORIES: ReadonlyArray<ToolFactory<ToolsConfig>> = [
   shellToolFactory,
   unifiedExecToolFactory,
   applyPatchToolFactory,
+  editFileToolFactory,
+  writeFileToolFactory,
   readFileToolFactory,
   listDirToolFactory,
   grepFilesToolFactory,
+  globToolFactory,
   viewImageToolFactory,
   updatePlanToolFactory,
   mcpResourceToolsFactory,
@@ -73,7 +83,8 @@ export async function createToolRouter<Ctx = unknown>(
   config: ToolsConfig = {},
   opts: CreateToolRouterOptions<Ctx> = {},
 ): Promise<ToolRouter<Ctx>> {
-  const ctx: ToolFactoryContext = { dynamicTools: opts.dynamicTools ?? [] };
+  // The session's: every tool of this router, and only of this router, shares what was read.
+  const ctx: ToolFactoryContext = { dynamicTools: opts.dynamicTools ?? [], fileReads: new FileReadLedger() };
   if (opts.mcp) ctx.mcp = opts.mcp;
   const builder = new ToolRegistryBuilder<Ctx>(opts.logger ? { logger: opts.logger } : {});
   const closers = new Set<() => Promise<void>>();

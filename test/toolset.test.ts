@@ -85,6 +85,50 @@ describe("createToolRouter", () => {
     );
   });
 
+  it("offers edit_file, write_file and glob only when switched on (DESIGN section 15)", async () => {
+    for (const off of [{}, { editFile: false, writeFile: false, glob: false }]) {
+      expect(names(await createToolRouter(off)).filter((n) => ["edit_file", "write_file", "glob"].includes(n))).toEqual(
+        [],
+      );
+    }
+    const router = await createToolRouter({ editFile: true, writeFile: true, glob: true });
+    expect(router.specs().map((s) => [specName(s.spec), s.supportsParallelToolCalls])).toEqual([
+      ["shell", true],
+      ["apply_patch", false],
+      ["edit_file", false],
+      ["write_file", false],
+      ["read_file", true],
+      ["list_dir", true],
+      ["grep_files", true],
+      ["glob", true],
+      ["view_image", true],
+      ["update_plan", false],
+    ]);
+    const annotations = Object.fromEntries(
+      router.specs().flatMap((s) => (s.spec.type === "local_shell" ? [] : [[s.spec.name, s.spec.annotations]])),
+    );
+    expect(annotations).toMatchObject({
+      edit_file: { destructiveHint: true },
+      write_file: { destructiveHint: true },
+      glob: { readOnlyHint: true },
+    });
+  });
+
+  it("hands every factory of one router the same file-read ledger, and each router its own", async () => {
+    const seen: unknown[] = [];
+    const spy: ToolFactory<null> = (_params, ctx) => {
+      seen.push(ctx.fileReads);
+      return [];
+    };
+    const opts = { factories: { a: spy, b: spy }, tools: { a: null, b: null } };
+    await createToolRouter({}, opts);
+    await createToolRouter({}, opts);
+    expect(seen).toHaveLength(4);
+    expect(seen[0]).toBe(seen[1]);
+    expect(seen[2]).toBe(seen[3]);
+    expect(seen[0]).not.toBe(seen[2]);
+  });
+
   it("adds dynamic tools after the built-ins, exclusive; a name clash throws", async () => {
     const dynamicTools = [{ name: "ask_user", description: "Asks the user", inputSchema: { type: "object" } }];
     const router = await createToolRouter({ testSyncTool: true }, { dynamicTools });

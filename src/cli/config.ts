@@ -44,9 +44,12 @@ export const DEFAULT_CONFIG_NAME = "toolcall.toml";
 const TOOL_KEYS = [
   "shell",
   "apply_patch",
+  "edit_file",
+  "write_file",
   "read_file",
   "list_dir",
   "grep_files",
+  "glob",
   "view_image",
   "update_plan",
   "test_sync_tool",
@@ -65,9 +68,12 @@ function parseTools(s: Section): ToolsConfig {
   const applyPatch = s.oneOf("apply_patch", ["freeform", "function", false] as const);
   if (applyPatch !== undefined) tools.applyPatch = applyPatch;
   const flags = [
+    ["edit_file", "editFile"],
+    ["write_file", "writeFile"],
     ["read_file", "readFile"],
     ["list_dir", "listDir"],
     ["grep_files", "grepFiles"],
+    ["glob", "glob"],
     ["view_image", "viewImage"],
     ["update_plan", "updatePlan"],
     ["test_sync_tool", "testSyncTool"],

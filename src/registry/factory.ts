@@ -1,4 +1,5 @@
 import type { JsonSchema, ToolSpec } from "../protocol/index.js";
+import type { FileReadLedger } from "./fileReads.js";
 import type { ToolHandler } from "./handler.js";
 import type { McpToolSource } from "./mcpSource.js";
 
@@ -27,6 +28,8 @@ export interface DynamicToolSpec {
 export interface ToolFactoryContext {
   mcp?: McpToolSource;
   dynamicTools: DynamicToolSpec[];
+  /** What the session (the router) has read and written: `read_file` records, `edit_file` / `write_file` check. */
+  fileReads: FileReadLedger;
 }
 
 /**

@@ -5,3 +5,4 @@ export * from "./builder.js";
 export * from "./mcpSource.js";
 export * from "./factory.js";
 export * from "./middleware.js";
+export * from "./fileReads.js";

@@ -8,9 +8,12 @@ const FULL_TOML = `
 [tools]
 shell = "shell_command"
 apply_patch = "function"
+edit_file = true
+write_file = true
 read_file = true
 list_dir = false
 grep_files = true
+glob = true
 view_image = false
 update_plan = true
 test_sync_tool = true
@@ -37,9 +40,12 @@ describe("loadCliConfig", () => {
       expect(config.tools).toEqual({
         shell: "shell_command",
         applyPatch: "function",
+        editFile: true,
+        writeFile: true,
         readFile: true,
         listDir: false,
         grepFiles: true,
+        glob: true,
         viewImage: false,
         updatePlan: true,
         testSyncTool: true,

@@ -14,7 +14,7 @@ import {
   type ToolsConfig,
   type TurnContext,
 } from "../../src/index.js";
-import type { ToolFactory } from "../../src/registry/factory.js";
+import { FileReadLedger, type ToolFactory } from "../../src/registry/index.js";
 
 /** A router with exactly the registrations given (real specs, validators and handlers). */
 export function routerOf(registrations: ToolRegistration[]): ToolRouter {
@@ -35,9 +35,13 @@ export function runtimeOf(
   return { runtime: new ToolCallRuntime(routerOf(registrations), ctx), events, turn: ctx };
 }
 
-/** The registrations a built-in factory adds for `config`. */
-export function fromFactory(factory: ToolFactory<ToolsConfig>, config: ToolsConfig = {}): ToolRegistration[] {
-  return factory(config, { dynamicTools: [] });
+/** The registrations a built-in factory adds for `config`; pass one `fileReads` to share a session's ledger. */
+export function fromFactory(
+  factory: ToolFactory<ToolsConfig>,
+  config: ToolsConfig = {},
+  fileReads: FileReadLedger = new FileReadLedger(),
+): ToolRegistration[] {
+  return factory(config, { dynamicTools: [], fileReads });
 }
 
 let counter = 0;
@@ -55,7 +59,17 @@ export async function callTool(
   args: unknown,
   turn: Partial<TurnContext> = {},
 ): Promise<ToolCallOutcome & { text: string }> {
-  const { runtime } = runtimeOf(registrations, turn);
+  return callRouter(routerOf(registrations), name, args, turn);
+}
+
+/** Runs one function call on `router` (a session: it keeps what it holds across calls) in a new turn. */
+export async function callRouter(
+  router: ToolRouter,
+  name: string,
+  args: unknown,
+  turn: Partial<TurnContext> = {},
+): Promise<ToolCallOutcome & { text: string }> {
+  const runtime = new ToolCallRuntime(router, createTurnContext(turn));
   runtime.submit(functionCall(name, args));
   const [outcome] = await runtime.drainOutcomes();
   if (!outcome) throw new Error("no outcome");

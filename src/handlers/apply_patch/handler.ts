@@ -1,5 +1,5 @@
 import { type ToolPayload, FunctionCallError, type ToolOutput } from "../../protocol/index.js";
-import type { PolicySubject, ToolFactory, ToolHandler, ToolInvocation } from "../../registry/index.js";
+import type { FileReadLedger, PolicySubject, ToolFactory, ToolHandler, ToolInvocation } from "../../registry/index.js";
 import { APPLY_PATCH_FREEFORM_SPEC, APPLY_PATCH_FUNCTION_SPEC } from "./definition.js";
 import { applyPatchFor, patchPolicySubject } from "./toolCall.js";
 
@@ -16,10 +16,13 @@ function patchText(inv: ToolInvocation): string {
 
 /**
  * `apply_patch`: edits files with a patch in Codex's format, all or nothing. Mutating (waits for
- * the turn's gate) and exclusive. Paths resolve against the turn's `cwd`.
+ * the turn's gate) and exclusive. Paths resolve against the turn's `cwd`. With the session's
+ * `fileReads`, the files it writes count as seen.
  */
 export class ApplyPatchHandler implements ToolHandler {
   readonly kind = "function" as const;
+
+  constructor(private readonly fileReads?: FileReadLedger) {}
 
   matchesKind(payload: ToolPayload): boolean {
     return payload.kind === "custom" || payload.kind === "function";
@@ -41,7 +44,7 @@ export class ApplyPatchHandler implements ToolHandler {
   }
 
   async handle(inv: ToolInvocation): Promise<ToolOutput> {
-    const { text, success } = await applyPatchFor(inv, patchText(inv), inv.turn.cwd);
+    const { text, success } = await applyPatchFor(inv, patchText(inv), inv.turn.cwd, this.fileReads);
     return success ? { kind: "function", body: text } : { kind: "function", body: text, success: false };
   }
 }
@@ -52,12 +55,12 @@ export interface ApplyPatchToolConfig {
 }
 
 /** `ToolsConfig.applyPatch`: "freeform" (default) a custom tool with the Lark grammar, "function" `{ input }`, false none. */
-export const applyPatchToolFactory: ToolFactory<ApplyPatchToolConfig> = (config) => {
+export const applyPatchToolFactory: ToolFactory<ApplyPatchToolConfig> = (config, ctx) => {
   const form = config.applyPatch ?? "freeform";
   if (form === false) return [];
   if (form !== "freeform" && form !== "function") {
     throw new TypeError(`ToolsConfig.applyPatch must be "freeform", "function" or false, got ${JSON.stringify(form)}`);
   }
   const spec = form === "function" ? APPLY_PATCH_FUNCTION_SPEC : APPLY_PATCH_FREEFORM_SPEC;
-  return [{ spec, handler: new ApplyPatchHandler(), supportsParallel: false }];
+  return [{ spec, handler: new ApplyPatchHandler(ctx.fileReads), supportsParallel: false }];
 };

@@ -1,5 +1,6 @@
+import { resolve } from "node:path";
 import { SandboxDenial } from "../../protocol/index.js";
-import type { PolicySubject, ToolInvocation } from "../../registry/index.js";
+import type { FileReadLedger, PolicySubject, ToolInvocation } from "../../registry/index.js";
 import { checkWriteOrEscalate, environmentOf } from "../../sandbox/index.js";
 import { applyPatch, patchPaths } from "./applyPatch.js";
 import { PatchApplyError } from "./errors.js";
@@ -22,8 +23,15 @@ const HUNK_LETTER = { add: "A", delete: "D", update: "M" } as const;
  * target inside the writable roots of the turn's environment or allowed by a person
  * (`checkWriteOrEscalate`) before any byte is written. A patch that does not parse or apply,
  * and a write the sandbox refuses, are answers (`success: false`); anything else throws.
+ * With the session's `fileReads`, the files it added or updated count as seen (edit_file may
+ * change them without reading them first).
  */
-export async function applyPatchFor(inv: ApplyPatchCaller, patch: string, cwd: string): Promise<ApplyPatchOutcome> {
+export async function applyPatchFor(
+  inv: ApplyPatchCaller,
+  patch: string,
+  cwd: string,
+  fileReads?: FileReadLedger,
+): Promise<ApplyPatchOutcome> {
   const { turn } = inv;
   const env = environmentOf(turn);
   const beforeWrite = (paths: string[]): Promise<void> =>
@@ -34,6 +42,9 @@ export async function applyPatchFor(inv: ApplyPatchCaller, patch: string, cwd: s
       { callId: inv.callId, added: result.added, modified: result.modified, deleted: result.deleted },
       "apply_patch applied",
     );
+    if (fileReads) {
+      for (const p of [...result.added, ...result.modified]) await fileReads.recordWrite(resolve(cwd, p));
+    }
     return { text: result.summary, success: true };
   } catch (err) {
     if (err instanceof PatchParseError || err instanceof PatchApplyError || err instanceof SandboxDenial) {

@@ -1,13 +1,10 @@
-import type { Dirent } from "node:fs";
-import { readFile, readdir, stat } from "node:fs/promises";
-import { dirname, join, relative, sep } from "node:path";
+import { stat } from "node:fs/promises";
 import { looksBinary, readLines } from "../../util/index.js";
-import { compileGlob, parseIgnoreFile, type GlobRule } from "./glob.js";
+import { compileGlob } from "./glob.js";
+import { walkFiles } from "./walk.js";
 
 /** Lines longer than this are searched in their first part only. */
 const MAX_SEARCH_LINE_BYTES = 1024 * 1024;
-/** Directories never searched, by either path (ripgrep gets a matching `--glob`). */
-export const ALWAYS_SKIPPED_DIRS = ["node_modules"];
 
 export interface SearchRequest {
   pattern: string;
@@ -16,12 +13,6 @@ export interface SearchRequest {
   root: string;
   signal: AbortSignal;
 }
-
-interface ScopedRule extends GlobRule {
-  base: string;
-}
-
-const toSlash = (p: string): string => (sep === "/" ? p : p.split(sep).join("/"));
 
 /**
  * Ripgrep's pattern dialect is Rust `regex`; the common subset maps 1:1 onto JS. Inline
@@ -41,59 +32,6 @@ export function compilePattern(pattern: string): RegExp {
     // Unicode mode rejects escapes such as `\-` that Rust accepts.
     return new RegExp(source, flags.replace("u", ""));
   }
-}
-
-function ignoredBy(rules: ScopedRule[], path: string, isDir: boolean): boolean {
-  let ignored = false;
-  for (const rule of rules) {
-    if (rule.dirOnly && !isDir) continue;
-    const rel = toSlash(relative(rule.base, path));
-    if (rel === "" || rel.startsWith("..")) continue;
-    if (rule.regex.test(rel)) ignored = !rule.negated;
-  }
-  return ignored;
-}
-
-async function readIgnoreRules(dir: string, names: string[]): Promise<ScopedRule[]> {
-  const rules: ScopedRule[] = [];
-  for (const name of names) {
-    try {
-      for (const rule of parseIgnoreFile(await readFile(join(dir, name), "utf8"))) rules.push({ ...rule, base: dir });
-    } catch {
-      // no such ignore file
-    }
-  }
-  return rules;
-}
-
-async function exists(path: string): Promise<boolean> {
-  return stat(path).then(
-    () => true,
-    () => false,
-  );
-}
-
-/** Ignore files that apply from above the root, as ripgrep reads them: `.gitignore` only inside a git repository. */
-async function ancestorRules(root: string): Promise<{ rules: ScopedRule[]; inGitRepo: boolean }> {
-  const ancestors: string[] = [];
-  for (let dir = root, parent = dirname(dir); ; dir = parent, parent = dirname(dir)) {
-    ancestors.unshift(dir);
-    if (parent === dir) break;
-  }
-  let gitRootIndex = -1;
-  for (let i = ancestors.length - 1; i >= 0; i--) {
-    if (await exists(join(ancestors[i] as string, ".git"))) {
-      gitRootIndex = i;
-      break;
-    }
-  }
-  const rules: ScopedRule[] = [];
-  // The root itself is read when the walk enters it.
-  for (let i = 0; i < ancestors.length - 1; i++) {
-    const names = gitRootIndex !== -1 && i >= gitRootIndex ? [".gitignore", ".ignore"] : [".ignore"];
-    rules.push(...(await readIgnoreRules(ancestors[i] as string, names)));
-  }
-  return { rules, inGitRepo: gitRootIndex !== -1 };
 }
 
 async function fileMatches(path: string, regex: RegExp, signal: AbortSignal): Promise<boolean> {
@@ -134,35 +72,14 @@ export async function searchWithJs(req: SearchRequest): Promise<string[]> {
   if (rootInfo.isFile()) {
     await consider(req.root);
   } else if (rootInfo.isDirectory()) {
-    const { rules: inherited, inGitRepo } = await ancestorRules(req.root);
-    const ignoreNames = inGitRepo ? [".gitignore", ".ignore"] : [".ignore"];
-    const stack: Array<{ dir: string; rules: ScopedRule[] }> = [{ dir: req.root, rules: inherited }];
-    for (let next = stack.pop(); next; next = stack.pop()) {
-      req.signal.throwIfAborted();
-      const rules = next.rules.concat(await readIgnoreRules(next.dir, ignoreNames));
-      let dirents: Dirent[];
-      try {
-        dirents = await readdir(next.dir, { withFileTypes: true });
-      } catch {
-        continue;
-      }
-      dirents.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-      for (const d of dirents) {
-        if (d.name.startsWith(".") || d.isSymbolicLink()) continue;
-        const path = join(next.dir, d.name);
-        const isDir = d.isDirectory();
-        if (isDir && ALWAYS_SKIPPED_DIRS.includes(d.name)) continue;
-        if (ignoredBy(rules, path, isDir)) continue;
-        const rel = toSlash(relative(req.root, path));
-        if (includeRule) {
-          const hit = includeRule.regex.test(rel) && (!includeRule.dirOnly || isDir);
-          // `!glob` excludes files and directories; a plain glob whitelists files only.
-          if (includeRule.negated ? hit : !isDir && !hit) continue;
-        }
-        if (isDir) stack.push({ dir: path, rules });
-        else if (d.isFile()) await consider(path);
-      }
-    }
+    const accept =
+      includeRule &&
+      ((rel: string, isDir: boolean): boolean => {
+        const hit = includeRule.regex.test(rel) && (!includeRule.dirOnly || isDir);
+        // `!glob` excludes files and directories; a plain glob whitelists files only.
+        return includeRule.negated ? !hit : isDir || hit;
+      });
+    await walkFiles(req.root, { signal: req.signal, ...(accept && { accept }) }, consider);
   }
   return matches;
 }

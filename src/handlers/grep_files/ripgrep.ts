@@ -1,7 +1,8 @@
 import { FunctionCallError, type ExecEnvironment } from "../../protocol/index.js";
 import { cachedLookup, runCommand } from "../../sandbox/index.js";
 import { errorMessage, MAX_TIMER_MS } from "../../util/index.js";
-import { ALWAYS_SKIPPED_DIRS, type SearchRequest } from "./fallback.js";
+import type { SearchRequest } from "./fallback.js";
+import { ALWAYS_SKIPPED_DIRS } from "./walk.js";
 
 const STDERR_CAP = 8 * 1024;
 

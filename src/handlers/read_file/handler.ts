@@ -1,7 +1,7 @@
 import { stat } from "node:fs/promises";
 import { isAbsolute } from "node:path";
 import { FunctionCallError, type ToolOutput, type FunctionToolSpec } from "../../protocol/index.js";
-import type { PolicySubject, ToolFactory, ToolHandler, ToolInvocation } from "../../registry/index.js";
+import type { FileReadLedger, PolicySubject, ToolFactory, ToolHandler, ToolInvocation } from "../../registry/index.js";
 import { environmentOf } from "../../sandbox/index.js";
 import { errorMessage, looksBinary, readLines } from "../../util/index.js";
 
@@ -64,9 +64,14 @@ async function checkReadableFile(path: string): Promise<void> {
 /**
  * Codex `read_file` (slice mode): `L{n}: text` lines from `offset`, at most `limit` of them,
  * each cut at 500 characters. The file is streamed and reading stops after `limit` lines.
+ * With the session's `fileReads`, a read that answered with lines (or found the file empty)
+ * counts as having seen the file, partial reads included: `edit_file` and `write_file` may
+ * then change it.
  */
 export class ReadFileHandler implements ToolHandler {
   readonly kind = "function" as const;
+
+  constructor(private readonly fileReads?: FileReadLedger) {}
 
   policySubject(inv: ToolInvocation): PolicySubject {
     const path = (inv.args as ReadFileArgs).file_path;
@@ -80,6 +85,8 @@ export class ReadFileHandler implements ToolHandler {
     if (!isAbsolute(path)) throw fail("file_path must be an absolute path");
     await environmentOf(inv.turn).checkRead(path);
     await checkReadableFile(path);
+    // Before reading: a change during the read then counts as a change since it.
+    const snapshot = await this.fileReads?.snapshot(path);
 
     const decoder = new TextDecoder("utf-8");
     const collected: string[] = [];
@@ -101,6 +108,8 @@ export class ReadFileHandler implements ToolHandler {
       throw fail(`failed to read file: ${errorMessage(err)}`);
     }
     if (binary) throw fail(`failed to read file: ${path} is a binary file`);
+    // An empty file has been seen whole, though there is no line to answer with.
+    if (snapshot && (seen >= offset || seen === 0)) this.fileReads?.remember(snapshot);
     if (seen < offset) throw fail("offset exceeds file length");
     return { kind: "function", body: collected.join("\n"), success: true };
   }
@@ -111,5 +120,7 @@ export interface ReadFileToolConfig {
   readFile?: boolean;
 }
 
-export const readFileToolFactory: ToolFactory<ReadFileToolConfig> = (config) =>
-  config.readFile === false ? [] : [{ spec: READ_FILE_SPEC, handler: new ReadFileHandler(), supportsParallel: true }];
+export const readFileToolFactory: ToolFactory<ReadFileToolConfig> = (config, ctx) =>
+  config.readFile === false
+    ? []
+    : [{ spec: READ_FILE_SPEC, handler: new ReadFileHandler(ctx.fileReads), supportsParallel: true }];

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { dynamicToolsFactory } from "../../../src/handlers/dynamic/handler.js";
 import type { DynamicToolSpec, ToolEvent, ToolsConfig } from "../../../src/index.js";
-import { ReadinessFlag } from "../../../src/index.js";
+import { FileReadLedger, ReadinessFlag } from "../../../src/index.js";
 import { functionCall, runtimeOf } from "../toolHarness.js";
 
 const lookup: DynamicToolSpec = {
@@ -14,7 +14,8 @@ const lookup: DynamicToolSpec = {
     additionalProperties: false,
   },
 };
-const toolsFor = (config: ToolsConfig = {}, dynamicTools = [lookup]) => dynamicToolsFactory(config, { dynamicTools });
+const toolsFor = (config: ToolsConfig = {}, dynamicTools = [lookup]) =>
+  dynamicToolsFactory(config, { dynamicTools, fileReads: new FileReadLedger() });
 const requests = (events: ToolEvent[]) => events.filter((e) => e.type === "dynamic_tool_call_request");
 const tick = () => new Promise<void>((r) => setImmediate(r));
 

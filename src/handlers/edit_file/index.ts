@@ -1,0 +1,1 @@
+export { EDIT_FILE_SPEC, EditFileHandler, type EditFileToolConfig, editFileToolFactory } from "./handler.js";
