@@ -1,5 +1,5 @@
 import { texts, type ExecEnvironment, type ToolCall, type ToolOutput } from "../../protocol/index.js";
-import type { PolicySubject, ToolHandler, ToolInvocation } from "../../registry/index.js";
+import type { FileReadLedger, PolicySubject, ToolHandler, ToolInvocation } from "../../registry/index.js";
 import { environmentOf, sandboxStopped } from "../../sandbox/index.js";
 import { capturedBytes, emitEvent } from "../../turn/index.js";
 import { now } from "../../util/index.js";
@@ -41,7 +41,11 @@ const argvOf = (args: ExecCommandArgs): string[] => [
 export class ExecCommandHandler implements ToolHandler {
   readonly kind = "function" as const;
 
-  constructor(private readonly sessions: ExecSessionManager) {}
+  constructor(
+    private readonly sessions: ExecSessionManager,
+    /** The session's ledger: files a patch run as a command writes count as seen. */
+    private readonly fileReads?: FileReadLedger,
+  ) {}
 
   /** apply_patch run as a command is exclusive, as the apply_patch tool is. */
   supportsParallel(call: ToolCall): boolean {
@@ -69,7 +73,7 @@ export class ExecCommandHandler implements ToolHandler {
     const args = inv.args as ExecCommandArgs;
     const started = now();
     const cwd = await resolveWorkdir(inv.turn.cwd, args.workdir);
-    const patched = await interceptApplyPatch(inv, argvOf(args), cwd);
+    const patched = await interceptApplyPatch(inv, argvOf(args), cwd, this.fileReads);
     if (patched) {
       // Applied as the apply_patch tool would, answered as a command that exited.
       const exitCode = patched.success ? 0 : 1;

@@ -15,12 +15,17 @@ export interface UnifiedExecToolConfig {
  * `exec_command` and `write_stdin` when `config.shell` is `"unified_exec"`, sharing one session
  * manager that lives as long as the router (`router.close()` kills its sessions).
  */
-export const unifiedExecToolFactory: ToolFactory<UnifiedExecToolConfig> = (config) => {
+export const unifiedExecToolFactory: ToolFactory<UnifiedExecToolConfig> = (config, ctx) => {
   if (config.shell !== "unified_exec") return [];
   const sessions = new ExecSessionManager(config.maxExecSessions);
   const close = (): Promise<void> => sessions.close();
   return [
-    { spec: EXEC_COMMAND_SPEC, handler: new ExecCommandHandler(sessions), supportsParallel: true, close },
+    {
+      spec: EXEC_COMMAND_SPEC,
+      handler: new ExecCommandHandler(sessions, ctx.fileReads),
+      supportsParallel: true,
+      close,
+    },
     { spec: WRITE_STDIN_SPEC, handler: new WriteStdinHandler(sessions), supportsParallel: true, close },
   ];
 };

@@ -1,5 +1,5 @@
 import path from "node:path";
-import type { PolicySubject } from "../../registry/index.js";
+import type { FileReadLedger, PolicySubject } from "../../registry/index.js";
 import {
   applyPatchFor,
   parseApplyPatchCommand,
@@ -38,10 +38,11 @@ export async function interceptApplyPatch(
   inv: ApplyPatchCaller,
   argv: readonly string[],
   cwd: string,
+  fileReads?: FileReadLedger,
 ): Promise<ApplyPatchOutcome | undefined> {
   const intercepted = interceptedApplyPatch(argv, cwd);
   if (intercepted === undefined) return undefined;
-  return applyPatchFor(inv, intercepted.patch, intercepted.cwd);
+  return applyPatchFor(inv, intercepted.patch, intercepted.cwd, fileReads);
 }
 
 /**

@@ -1,5 +1,5 @@
 import { texts, type ExecEnvironment, type ToolCall, type ToolOutput, type ToolPayload } from "../../protocol/index.js";
-import type { PolicySubject, ToolHandler, ToolInvocation } from "../../registry/index.js";
+import type { FileReadLedger, PolicySubject, ToolHandler, ToolInvocation } from "../../registry/index.js";
 import { boundCaptured, budgetBytes, emitEvent, type TruncationPolicy } from "../../turn/index.js";
 import { environmentOf, runCommand, sandboxStopped, type RunResult } from "../../sandbox/index.js";
 import { applyPatchFor, parseApplyPatchCommand, type ApplyPatchOutcome } from "../apply_patch/index.js";
@@ -31,6 +31,8 @@ export interface ExecHandlerOptions {
   killGraceMs?: number;
   /** Strict policy (`ToolsConfig.shellNonSafeExclusive`): a call not known to be safe runs exclusively. */
   nonSafeExclusive?: boolean;
+  /** The session's ledger: files a patch run as a command writes count as seen. */
+  fileReads?: FileReadLedger;
 }
 
 /**
@@ -160,7 +162,7 @@ export abstract class ExecHandler<Ctx = unknown> implements ToolHandler<Ctx> {
     emitEvent(turn, { type: "exec_command_begin", callId, toolName, command: req.argv, cwd });
     let outcome: ApplyPatchOutcome;
     try {
-      outcome = await applyPatchFor(inv, patch, cwd);
+      outcome = await applyPatchFor(inv, patch, cwd, this.options.fileReads);
     } catch (err) {
       end(null, now() - started); // the begin event pairs with an end, as for a command that could not start
       throw err;

@@ -1,4 +1,4 @@
-import type { ToolRegistration } from "../../registry/index.js";
+import type { ToolFactoryContext, ToolRegistration } from "../../registry/index.js";
 import { ShellCommandHandler } from "./shellCommandHandler.js";
 import { ShellHandler } from "./shellHandler.js";
 import { SHELL_COMMAND_SPEC, SHELL_SPEC } from "./definition.js";
@@ -21,11 +21,12 @@ export interface ShellToolConfig {
  * The shell tool `config.shell` selects: `shell` (default, also answering `local_shell_call`
  * items under the `local_shell` alias), `shell_command`, or none.
  */
-export function shellToolFactory(config: ShellToolConfig): ToolRegistration[] {
+export function shellToolFactory(config: ShellToolConfig, ctx?: ToolFactoryContext): ToolRegistration[] {
   const mode = config.shell ?? "shell";
   const options = {
     timeoutMs: config.execTimeoutMs ?? DEFAULT_EXEC_TIMEOUT_MS,
     nonSafeExclusive: config.shellNonSafeExclusive ?? false,
+    ...(ctx?.fileReads && { fileReads: ctx.fileReads }),
   };
   switch (mode) {
     case false:

@@ -268,3 +268,28 @@ describe("edit_file and write_file before the policy stage", () => {
     expect(existsSync(join(dir, "x.lock"))).toBe(false);
   });
 });
+
+describe("patches run as commands count as the session's own writes", () => {
+  it.each([
+    ["shell", { shell: "shell" as const }, (cmd: string) => ["shell", { command: ["bash", "-lc", cmd] }] as const],
+    ["exec_command", { shell: "unified_exec" as const }, (cmd: string) => ["exec_command", { cmd }] as const],
+  ])("%s: a file its patch wrote may be edited without a read_file", async (_tool, config, callOf) => {
+    const withShell = await createToolRouter({ ...config, editFile: true });
+    try {
+      const cmd = "apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: made.txt\n+one\n*** End Patch\nEOF";
+      const [name, args] = callOf(cmd);
+      expect((await callRouter(withShell, name, args, { cwd: dir })).success).toBe(true);
+      const path = join(dir, "made.txt");
+      const out = await callRouter(
+        withShell,
+        "edit_file",
+        { file_path: path, old_string: "one", new_string: "two" },
+        { cwd: dir },
+      );
+      expect(out).toMatchObject({ success: true });
+      expect(await readFile(path, "utf8")).toBe("two\n");
+    } finally {
+      await withShell.close();
+    }
+  });
+});
