@@ -183,6 +183,7 @@ export {
   ApplyPatchHandler,
   type ApplyPatchToolConfig,
 } from "./handlers/apply_patch/index.js";
+export { SkillHandler, skillSpec, type SkillToolConfig } from "./handlers/skill/index.js";
 export { READ_FILE_SPEC, ReadFileHandler } from "./handlers/read_file/index.js";
 export { EDIT_FILE_SPEC, EditFileHandler, type EditFileToolConfig } from "./handlers/edit_file/index.js";
 export { WRITE_FILE_SPEC, WriteFileHandler, type WriteFileToolConfig } from "./handlers/write_file/index.js";

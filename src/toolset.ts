@@ -23,6 +23,7 @@ import { listDirToolFactory, type ListDirToolConfig } from "./handlers/list_dir/
 import { mcpResourceToolsFactory } from "./handlers/mcp_resources/index.js";
 import { readFileToolFactory, type ReadFileToolConfig } from "./handlers/read_file/index.js";
 import { shellToolFactory, type ShellToolConfig } from "./handlers/shell/index.js";
+import { skillToolFactory, type SkillToolConfig } from "./handlers/skill/index.js";
 import { unifiedExecToolFactory, type UnifiedExecToolConfig } from "./handlers/exec_command/index.js";
 import { testSyncToolFactory, type TestSyncToolConfig } from "./handlers/test_sync_tool/index.js";
 import { updatePlanToolFactory, type UpdatePlanToolConfig } from "./handlers/update_plan/index.js";
@@ -33,6 +34,7 @@ import { writeFileToolFactory, type WriteFileToolConfig } from "./handlers/write
 export interface ToolsConfig
   extends
     ShellToolConfig,
+    SkillToolConfig,
     UnifiedExecToolConfig,
     ApplyPatchToolConfig,
     EditFileToolConfig,
@@ -59,6 +61,7 @@ const BUILTIN_FACTORIES: ReadonlyArray<ToolFactory<ToolsConfig>> = [
   globToolFactory,
   viewImageToolFactory,
   updatePlanToolFactory,
+  skillToolFactory,
   mcpResourceToolsFactory,
   dynamicToolsFactory,
   testSyncToolFactory,

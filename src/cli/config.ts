@@ -56,6 +56,7 @@ const TOOL_KEYS = [
   "shell_non_safe_exclusive",
   "exec_timeout_ms",
   "max_exec_sessions",
+  "skills",
 ] as const;
 const RUNTIME_KEYS = ["max_concurrency", "truncation", "exec_timeout_ms"] as const;
 const MAX_TIMEOUT_MS = 24 * 3600 * 1000;
@@ -87,6 +88,9 @@ function parseTools(s: Section): ToolsConfig {
   if (timeout !== undefined) tools.execTimeoutMs = timeout;
   const sessions = s.integer("max_exec_sessions", 1, 1024);
   if (sessions !== undefined) tools.maxExecSessions = sessions;
+  // Relative to the config file, as the sandbox's roots are.
+  const skills = s.stringArray("skills", { nonEmpty: true });
+  if (skills !== undefined) tools.skills = skills.map((p) => path.resolve(path.dirname(path.resolve(s.file)), p));
   return tools;
 }
 

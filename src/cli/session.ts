@@ -206,7 +206,8 @@ export async function openSession(
     async (err: unknown) => {
       await mcp?.close();
       await environment.close?.();
-      throw err;
+      // The built-ins check their own config slice: what they refuse is a config problem (exit 2).
+      throw err instanceof TypeError ? new ConfigError(`${config.file ?? "config"}: ${err.message}`) : err;
     },
   );
   const turn = createTurnContext({
