@@ -2,6 +2,7 @@
  * The composition root: which tools a router offers. The router only routes; building one from
  * a config happens here, with plugin factories passed in (never held in a process-wide table).
  */
+import path from "node:path";
 import type { Logger } from "pino";
 import { specName } from "./protocol/index.js";
 import {
@@ -14,6 +15,7 @@ import {
   type ToolRegistration,
 } from "./registry/index.js";
 import { ToolRouter } from "./router/index.js";
+import { SpillStore } from "./turn/index.js";
 import { applyPatchToolFactory, type ApplyPatchToolConfig } from "./handlers/apply_patch/index.js";
 import { dynamicToolsFactory, type DynamicToolsConfig } from "./handlers/dynamic/index.js";
 import { editFileToolFactory, type EditFileToolConfig } from "./handlers/edit_file/index.js";
@@ -46,7 +48,13 @@ export interface ToolsConfig
     ViewImageToolConfig,
     UpdatePlanToolConfig,
     TestSyncToolConfig,
-    DynamicToolsConfig {}
+    DynamicToolsConfig {
+  /**
+   * Where outputs the model sees cut are kept whole for the session, the truncation marker
+   * naming the file (read_file pages it); removed by `router.close()`. Default: none.
+   */
+  spillDir?: string;
+}
 
 /** The built-in tools, in the order their specs are offered. */
 const BUILTIN_FACTORIES: ReadonlyArray<ToolFactory<ToolsConfig>> = [
@@ -91,6 +99,13 @@ export async function createToolRouter<Ctx = unknown>(
   if (opts.mcp) ctx.mcp = opts.mcp;
   const builder = new ToolRegistryBuilder<Ctx>(opts.logger ? { logger: opts.logger } : {});
   const closers = new Set<() => Promise<void>>();
+  if (config.spillDir !== undefined) {
+    if (typeof config.spillDir !== "string" || config.spillDir === "")
+      throw new TypeError(`ToolsConfig.spillDir must be a non-empty path, got ${JSON.stringify(config.spillDir)}`);
+    const spill = new SpillStore(path.resolve(config.spillDir));
+    ctx.spill = spill;
+    closers.add(() => spill.close());
+  }
   const add = (registrations: ToolRegistration<Ctx>[]): void => {
     for (const { spec, handler, supportsParallel, aliases, close } of registrations) {
       builder.pushSpecWithParallelSupport(spec, supportsParallel).registerHandler(specName(spec), handler);
@@ -109,5 +124,6 @@ export async function createToolRouter<Ctx = unknown>(
   return new ToolRouter<Ctx>(registry, specs, opts.mcp, {
     ...(opts.logger && { logger: opts.logger }),
     closers: [...closers],
+    ...(ctx.spill && { spill: ctx.spill }),
   });
 }

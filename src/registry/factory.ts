@@ -1,4 +1,5 @@
 import type { JsonSchema, ToolSpec } from "../protocol/index.js";
+import type { SpillStore } from "../turn/index.js";
 import type { FileReadLedger } from "./fileReads.js";
 import type { ToolHandler } from "./handler.js";
 import type { McpToolSource } from "./mcpSource.js";
@@ -26,6 +27,8 @@ export interface DynamicToolSpec {
 
 /** What a factory may look at besides its own parameters. */
 export interface ToolFactoryContext {
+  /** `ToolsConfig.spillDir`: where cut outputs are kept whole for the session. */
+  spill?: SpillStore;
   mcp?: McpToolSource;
   dynamicTools: DynamicToolSpec[];
   /** What the session (the router) has read and written: `read_file` records, `edit_file` / `write_file` check. */

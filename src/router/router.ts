@@ -25,7 +25,7 @@ import {
   type ToolInvocation,
   type ToolRegistry,
 } from "../registry/index.js";
-import { truncateBody, type TurnContext } from "../turn/index.js";
+import { truncateBody, type SpillStore, type TurnContext } from "../turn/index.js";
 import { policyStage, postToolUse } from "./policyStage.js";
 import { errorText, now } from "../util/index.js";
 import { buildCall, ToolCallFailure, type BuiltToolCall } from "./buildToolCall.js";
@@ -70,7 +70,7 @@ export class ToolRouter<Ctx = unknown> {
     private readonly registry: ToolRegistry<Ctx>,
     private readonly configuredSpecs: ConfiguredToolSpec[],
     private readonly mcp?: McpToolSource,
-    opts: { logger?: Logger; closers?: ReadonlyArray<() => Promise<void>> } = {},
+    opts: { logger?: Logger; closers?: ReadonlyArray<() => Promise<void>>; spill?: SpillStore } = {},
   ) {
     this.validators = new SchemaValidatorCache(opts.logger);
     this.logger = opts.logger;

@@ -4,3 +4,4 @@ export * from "./truncation.js";
 export * from "./context.js";
 export * from "./responses.js";
 export * from "./deadline.js";
+export * from "./spill.js";

@@ -1,4 +1,5 @@
 import type { ContentItem } from "../protocol/index.js";
+import type { SpillStore } from "./spill.js";
 
 /** One budget for every output: `bytes` counts UTF-8 bytes, `tokens` counts 4 bytes a token. */
 export interface TruncationPolicy {
@@ -73,6 +74,8 @@ export function boundCaptured(
   captured: CapturedBytes,
   policy: TruncationPolicy,
   budget = budgetBytes(policy),
+  /** Where the whole text was kept (`spillDir`): the marker names it. */
+  spilled?: string,
 ): BoundedText {
   const prefixBytes = prefix === "" ? EMPTY : Buffer.from(prefix, "utf8");
   const head = prefixBytes.length > 0 ? Buffer.concat([prefixBytes, captured.head]) : captured.head;
@@ -106,6 +109,7 @@ export function boundCaptured(
     if (tailStart >= tailOffset) removed += captured.omittedChars + countChars(tail, 0, tailStart - tailOffset);
     marker = `…${removed} chars truncated…`;
   }
+  if (spilled !== undefined) marker = `${marker.slice(0, -1)}; the whole output is in ${spilled}…`;
   const kept =
     tailStart < head.length ? Buffer.concat([head.subarray(tailStart), tail]) : tail.subarray(tailStart - tailOffset);
   return { text: head.toString("utf8", 0, headEnd) + marker + kept.toString("utf8"), truncated: true, totalLines };
@@ -123,13 +127,34 @@ export function capturedBytes(buf: Buffer): CapturedBytes {
   };
 }
 
-function truncateToBudget(text: string, budget: number, policy: TruncationPolicy): string {
+function truncateToBudget(text: string, budget: number, policy: TruncationPolicy, spilled?: string): string {
   // Cheap exit: a UTF-16 string never has more than 3 UTF-8 bytes per code unit.
   if (text.length * 3 <= budget) return text;
   const buf = Buffer.from(text, "utf8");
   if (buf.length <= budget) return text;
-  const { text: bounded, totalLines } = boundCaptured("", capturedBytes(buf), policy, budget);
+  const { text: bounded, totalLines } = boundCaptured("", capturedBytes(buf), policy, budget, spilled);
   return `Total output lines: ${totalLines}\n\n${bounded}`;
+}
+
+/** Would `truncateText` cut this text? */
+export function overBudget(text: string, policy: TruncationPolicy): boolean {
+  const budget = budgetBytes(policy);
+  return text.length * 3 > budget && Buffer.byteLength(text, "utf8") > budget;
+}
+
+/**
+ * `truncateBody`, keeping a text body that gets cut whole in `spill` first, the marker naming
+ * the file (DESIGN section 15: the model can page it with read_file).
+ */
+export async function truncateBodySpilling(
+  body: string | ContentItem[],
+  policy: TruncationPolicy,
+  spill: SpillStore,
+  callId: string,
+): Promise<string | ContentItem[]> {
+  if (typeof body !== "string" || !overBudget(body, policy)) return truncateBody(body, policy);
+  const file = await spill.keep(callId, body);
+  return truncateToBudget(body, budgetBytes(policy), policy, file);
 }
 
 /**

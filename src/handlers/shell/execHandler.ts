@@ -1,11 +1,12 @@
 import { texts, type ExecEnvironment, type ToolCall, type ToolOutput, type ToolPayload } from "../../protocol/index.js";
 import type { FileReadLedger, PolicySubject, ToolHandler, ToolInvocation } from "../../registry/index.js";
-import { boundCaptured, budgetBytes, emitEvent, type TruncationPolicy } from "../../turn/index.js";
+import { boundCaptured, budgetBytes, emitEvent, type SpillStore, type TruncationPolicy } from "../../turn/index.js";
 import { environmentOf, runCommand, sandboxStopped, type RunResult } from "../../sandbox/index.js";
 import { applyPatchFor, parseApplyPatchCommand, type ApplyPatchOutcome } from "../apply_patch/index.js";
 import { applyPatchCommandSubject, interceptedApplyPatch } from "./applyPatchCommand.js";
 import { resolveWorkdir } from "./exec.js";
-import { formatExecOutput } from "./format.js";
+import { formatExecOutput, timedOutPrefix } from "./format.js";
+import { SpillingCapture } from "./spillCapture.js";
 import { HeadTailBuffer } from "./outputBuffer.js";
 import { OutputDeltas } from "./outputDeltas.js";
 import { commandLine, isKnownSafeCommand, plainCommands } from "./safeCommand.js";
@@ -33,6 +34,8 @@ export interface ExecHandlerOptions {
   nonSafeExclusive?: boolean;
   /** The session's ledger: files a patch run as a command writes count as seen. */
   fileReads?: FileReadLedger;
+  /** `ToolsConfig.spillDir`: a cut output is kept whole there. */
+  spill?: SpillStore;
 }
 
 /**
@@ -196,6 +199,7 @@ export abstract class ExecHandler<Ctx = unknown> implements ToolHandler<Ctx> {
     const timeoutMs = req.timeoutMs ?? this.options.timeoutMs;
     const capture = captureFor(turn.truncationPolicy);
     this.captures.set(inv, capture);
+    const sink = this.options.spill ? new SpillingCapture(capture, this.options.spill, callId) : capture;
     const deltas = turn.onEvent ? new OutputDeltas(turn, callId, toolName) : undefined;
     const started = now();
     emitEvent(turn, { type: "exec_command_begin", callId, toolName, command: req.argv, cwd });
@@ -209,7 +213,7 @@ export abstract class ExecHandler<Ctx = unknown> implements ToolHandler<Ctx> {
           signal: inv.signal,
           killGraceMs: this.options.killGraceMs,
           onOutput: (stream, chunk) => {
-            capture.append(chunk);
+            sink.append(chunk);
             deltas?.push(stream, chunk);
           },
         },
@@ -248,7 +252,12 @@ export abstract class ExecHandler<Ctx = unknown> implements ToolHandler<Ctx> {
       { sandboxed, exitCode: result.timedOut || result.aborted ? undefined : result.exitCode },
       captured,
     );
-    const body = formatExecOutput({ ...result, timeoutMs }, captured, turn.truncationPolicy);
+    const summary = { ...result, timeoutMs };
+    const spilled =
+      sink instanceof SpillingCapture
+        ? await sink.finish(turn.truncationPolicy, Buffer.byteLength(timedOutPrefix(summary)))
+        : undefined;
+    const body = formatExecOutput(summary, captured, turn.truncationPolicy, spilled);
     return { output: { kind: "function", body, success: !failed, bounded: true }, escalatable };
   }
 }

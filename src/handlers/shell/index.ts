@@ -27,6 +27,7 @@ export function shellToolFactory(config: ShellToolConfig, ctx?: ToolFactoryConte
     timeoutMs: config.execTimeoutMs ?? DEFAULT_EXEC_TIMEOUT_MS,
     nonSafeExclusive: config.shellNonSafeExclusive ?? false,
     ...(ctx?.fileReads && { fileReads: ctx.fileReads }),
+    ...(ctx?.spill && { spill: ctx.spill }),
   };
   switch (mode) {
     case false:

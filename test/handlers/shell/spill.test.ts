@@ -1,0 +1,50 @@
+import { existsSync } from "node:fs";
+import { readdir, stat } from "node:fs/promises";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { createToolRouter } from "../../../src/index.js";
+import { callRouter, useTempDir } from "../toolHarness.js";
+
+let dir: string;
+useTempDir((d) => (dir = d));
+
+/** The spill file a cut output names in its marker. */
+const spilledPath = (text: string): string | undefined => /the whole output is in (\S+)…/.exec(text)?.[1];
+
+describe("spillDir: cut outputs are kept whole", () => {
+  it("keeps a 1 MB command output in a file the marker names, readable with read_file, removed on close", async () => {
+    const spillDir = join(dir, "spill");
+    const router = await createToolRouter({ spillDir });
+    const out = await callRouter(router, "shell", { command: ["bash", "-c", "seq 1 150000"] }, { cwd: dir });
+    expect(out.success).toBe(true);
+    const file = spilledPath(out.text);
+    expect(file, out.text).toBeDefined();
+    expect(file!.startsWith(`${spillDir}/`)).toBe(true);
+    // Everything the command printed, the middle the model did not see included.
+    const total = Array.from({ length: 150000 }, (_, i) => `${i + 1}\n`).join("").length;
+    expect((await stat(file!)).size).toBe(total);
+    const page = await callRouter(router, "read_file", { file_path: file, offset: 75000, limit: 2 }, { cwd: dir });
+    expect(page.text).toBe("L75000: 75000\nL75001: 75001");
+    await router.close();
+    expect(existsSync(file!)).toBe(false);
+  });
+
+  it("keeps an output cut within the in-memory capture too, and writes nothing for one that fits", async () => {
+    const spillDir = join(dir, "spill");
+    const router = await createToolRouter({ spillDir });
+    const turn = { cwd: dir, truncationPolicy: { mode: "bytes" as const, limit: 100 } };
+    const small = await callRouter(router, "shell", { command: ["echo", "hi"] }, turn);
+    expect(spilledPath(small.text)).toBeUndefined();
+    expect(existsSync(spillDir) ? await readdir(spillDir) : []).toEqual([]);
+    const cut = await callRouter(router, "shell", { command: ["bash", "-c", "seq 1 40"] }, turn);
+    const file = spilledPath(cut.text);
+    expect((await stat(file!)).size).toBe(Array.from({ length: 40 }, (_, i) => `${i + 1}\n`).join("").length);
+    await router.close();
+  });
+
+  it("refuses an empty spillDir", async () => {
+    await expect(createToolRouter({ spillDir: "" })).rejects.toThrow(
+      'ToolsConfig.spillDir must be a non-empty path, got ""',
+    );
+  });
+});
