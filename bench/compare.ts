@@ -2,26 +2,49 @@
  * `npx tsx bench/compare.ts BASE_DIST NEW_DIST [--reps N]`: the dispatch overhead of two builds
  * of the library (each a `dist/` folder made with `tsc -p tsconfig.build.json`), interleaved in
  * one process so machine noise falls on both alike. Each sample is the per-call cost in µs over
- * a bare `await handler(JSON.parse(args))` measured in the same repetition. Prints medians and
- * the new/base ratio: the tool for "the path must not get slower" when refactoring.
+ * a bare `await handler(JSON.parse(args))` measured in the same repetition. Prints medians,
+ * quartiles and the new/base ratio: the tool for "the path must not get slower" when refactoring.
+ *
+ * `npx tsx --expose-gc bench/compare.ts BASE_DIST NEW_DIST --scaling [--reps N]`: the scaling
+ * scenario on both builds instead (per-call cost of turns of 100 → 100 000 calls, its ratio to
+ * the 100-call turn, heap per queued call), interleaved the same way.
  */
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import type * as Lib from "../src/index.js";
-import { median } from "./lib/stats.js";
+import { QUEUED, SCALING_SIZES, rotated, scalingSubject, turnItems } from "./lib/scaling.js";
+import { median, quantile } from "./lib/stats.js";
 
 const args = process.argv.slice(2);
 const repsAt = args.indexOf("--reps");
 const reps = repsAt >= 0 ? Number(args[repsAt + 1]) : 15;
+const scaling = args.includes("--scaling");
 const dists = args.filter((a, i) => !a.startsWith("--") && i !== repsAt + 1);
 if (dists.length !== 2 || !Number.isInteger(reps) || reps < 1) {
-  process.stderr.write("usage: npx tsx bench/compare.ts BASE_DIST NEW_DIST [--reps N]\n");
+  process.stderr.write("usage: npx tsx [--expose-gc] bench/compare.ts BASE_DIST NEW_DIST [--reps N] [--scaling]\n");
   process.exit(2);
 }
 
 const load = async (dist: string): Promise<typeof Lib> =>
   (await import(pathToFileURL(path.resolve(dist, "index.js")).href)) as typeof Lib;
 const libs = { base: await load(dists[0]!), new: await load(dists[1]!) };
+type Which = keyof typeof libs;
+const WARMUP = 3;
+
+/** Each repetition runs both builds, the order alternating, so neither always goes first. */
+const orderOf = (rep: number): readonly Which[] => (rep % 2 === 0 ? ["base", "new"] : ["new", "base"]);
+
+/** `median [p25–p75]` of a sample. */
+const spread = (xs: readonly number[], digits: number): string =>
+  `${median(xs).toFixed(digits)} [${quantile(xs, 0.25).toFixed(digits)}–${quantile(xs, 0.75).toFixed(digits)}]`;
+
+function line(name: string, unit: string, samples: Record<Which, number[]>, digits = 2): void {
+  const b = median(samples.base);
+  const n = median(samples.new);
+  process.stdout.write(
+    `${name}: base ${spread(samples.base, digits)} ${unit}, new ${spread(samples.new, digits)} ${unit}, new/base ${(n / b).toFixed(2)} (medians [quartiles] of ${samples.base.length})\n`,
+  );
+}
 
 const noop = async (a: { n: number }): Promise<string> => (a.n >= 0 ? "ok" : "negative");
 const SPEC = {
@@ -47,7 +70,6 @@ function setup(lib: typeof Lib) {
     .build();
   return { lib, router: new lib.ToolRouter(registry, specs) };
 }
-const subjects = { base: setup(libs.base), new: setup(libs.new) };
 
 const items = (prefix: string, n: number): Lib.FunctionCallItem[] =>
   Array.from({ length: n }, (_, i) => ({
@@ -63,7 +85,7 @@ async function timeUs(fn: () => Promise<void>): Promise<number> {
   return (performance.now() - t0) * 1000;
 }
 
-type Subject = (typeof subjects)["base"];
+type Subject = ReturnType<typeof setup>;
 const SCENARIOS: Record<string, { calls: number; run: (s: Subject, batch: Lib.FunctionCallItem[]) => Promise<void> }> =
   {
     "batch of 100, submit + drain": {
@@ -89,24 +111,58 @@ const SCENARIOS: Record<string, { calls: number; run: (s: Subject, batch: Lib.Fu
     },
   };
 
-for (const [name, { calls, run }] of Object.entries(SCENARIOS)) {
-  const batch = items("c", calls);
-  const perRun = name.startsWith("batch") ? calls * 100 : calls;
-  const samples: Record<"base" | "new", number[]> = { base: [], new: [] };
-  for (let rep = -3; rep < reps; rep++) {
-    const order = rep % 2 === 0 ? (["base", "new"] as const) : (["new", "base"] as const);
-    const bare = await timeUs(async () => {
-      for (let r = 0; r < perRun / batch.length; r++)
-        for (const item of batch) await noop(JSON.parse(item.arguments) as { n: number });
-    });
-    for (const which of order) {
-      const us = await timeUs(() => run(subjects[which], batch));
-      if (rep >= 0) samples[which].push((us - bare) / perRun);
+async function compareDispatch(): Promise<void> {
+  const subjects = { base: setup(libs.base), new: setup(libs.new) };
+  for (const [name, { calls, run }] of Object.entries(SCENARIOS)) {
+    const batch = items("c", calls);
+    const perRun = name.startsWith("batch") ? calls * 100 : calls;
+    const samples: Record<Which, number[]> = { base: [], new: [] };
+    for (let rep = -WARMUP; rep < reps; rep++) {
+      const bare = await timeUs(async () => {
+        for (let r = 0; r < perRun / batch.length; r++)
+          for (const item of batch) await noop(JSON.parse(item.arguments) as { n: number });
+      });
+      for (const which of orderOf(rep)) {
+        const us = await timeUs(() => run(subjects[which], batch));
+        if (rep >= 0) samples[which].push((us - bare) / perRun);
+      }
+    }
+    line(`${name}: overhead per call`, "µs", samples);
+  }
+}
+
+async function compareScaling(): Promise<void> {
+  const subjects = { base: scalingSubject(libs.base), new: scalingSubject(libs.new) };
+  const turns = turnItems(SCALING_SIZES);
+  const perCall = new Map(SCALING_SIZES.map((n) => [n, { base: [] as number[], new: [] as number[] }]));
+  for (let rep = -WARMUP; rep < reps; rep++) {
+    for (const which of orderOf(rep)) {
+      // The sizes rotate too: a turn that follows a 100 000-call one inherits a grown heap.
+      for (const n of rotated(SCALING_SIZES, rep)) {
+        // Small turns are averaged over 100 ms; a large one is a sample by itself.
+        const us = await subjects[which].perCallUs(turns.get(n)!, n < 10_000 ? 100 : 0);
+        if (rep >= 0) perCall.get(n)![which].push(us);
+      }
     }
   }
-  const b = median(samples.base);
-  const n = median(samples.new);
-  process.stdout.write(
-    `${name}: overhead per call base ${b.toFixed(2)} µs, new ${n.toFixed(2)} µs, new/base ${(n / b).toFixed(2)} (medians of ${reps})\n`,
-  );
+  // Measured apart: the forced collections would leave the turns measured next a shrunken heap.
+  const heap: Record<Which, number[]> = { base: [], new: [] };
+  for (let rep = -1; rep < reps; rep++) {
+    for (const which of orderOf(rep)) {
+      const bytes = await subjects[which].queuedHeapBytes();
+      if (rep >= 0) heap[which].push(bytes);
+    }
+  }
+  const reference = perCall.get(SCALING_SIZES[0])!;
+  for (const n of SCALING_SIZES) {
+    const samples = perCall.get(n)!;
+    line(`turn of ${n} calls: cost per call`, "µs", samples);
+    if (n === SCALING_SIZES[0]) continue;
+    // Ratios per repetition: both sizes measured in the same repetition on the same build.
+    const ratios = (w: Which): number[] => samples[w].map((us, i) => us / reference[w][i]!);
+    line(`  ${n}/${SCALING_SIZES[0]} per-call ratio`, "×", { base: ratios("base"), new: ratios("new") });
+  }
+  line(`heap per queued call (${QUEUED} queued behind an exclusive call)`, "B", heap, 0);
 }
+
+await (scaling ? compareScaling() : compareDispatch());
