@@ -12,7 +12,7 @@
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import type * as Lib from "../src/index.js";
-import { QUEUED, SCALING_SIZES, rotated, scalingSubject, turnItems } from "./lib/scaling.js";
+import { QUEUED, SCALING_SIZES, scalingSubject, turnItems } from "./lib/scaling.js";
 import { median, quantile } from "./lib/stats.js";
 
 const args = process.argv.slice(2);
@@ -135,17 +135,17 @@ async function compareScaling(): Promise<void> {
   const subjects = { base: scalingSubject(libs.base), new: scalingSubject(libs.new) };
   const turns = turnItems(SCALING_SIZES);
   const perCall = new Map(SCALING_SIZES.map((n) => [n, { base: [] as number[], new: [] as number[] }]));
-  for (let rep = -WARMUP; rep < reps; rep++) {
-    for (const which of orderOf(rep)) {
-      // The sizes rotate too: a turn that follows a 100 000-call one inherits a grown heap.
-      for (const n of rotated(SCALING_SIZES, rep)) {
+  // One block of repetitions per size (see lib/scaling.ts), each with its own warm-up.
+  for (const n of SCALING_SIZES) {
+    for (let rep = -WARMUP; rep < reps; rep++) {
+      for (const which of orderOf(rep)) {
         // Small turns are averaged over 100 ms; a large one is a sample by itself.
         const us = await subjects[which].perCallUs(turns.get(n)!, n < 10_000 ? 100 : 0);
         if (rep >= 0) perCall.get(n)![which].push(us);
       }
     }
   }
-  // Measured apart: the forced collections would leave the turns measured next a shrunken heap.
+  // After the turns: its forced collections would slow the turns measured next.
   const heap: Record<Which, number[]> = { base: [], new: [] };
   for (let rep = -1; rep < reps; rep++) {
     for (const which of orderOf(rep)) {
@@ -158,9 +158,10 @@ async function compareScaling(): Promise<void> {
     const samples = perCall.get(n)!;
     line(`turn of ${n} calls: cost per call`, "µs", samples);
     if (n === SCALING_SIZES[0]) continue;
-    // Ratios per repetition: both sizes measured in the same repetition on the same build.
-    const ratios = (w: Which): number[] => samples[w].map((us, i) => us / reference[w][i]!);
-    line(`  ${n}/${SCALING_SIZES[0]} per-call ratio`, "×", { base: ratios("base"), new: ratios("new") });
+    const ratio = (w: Which): string => (median(samples[w]) / median(reference[w])).toFixed(2);
+    process.stdout.write(
+      `  ${n}/${SCALING_SIZES[0]} per-call ratio (of medians): base ${ratio("base")}×, new ${ratio("new")}×\n`,
+    );
   }
   line(`heap per queued call (${QUEUED} queued behind an exclusive call)`, "B", heap, 0);
 }

@@ -3,11 +3,16 @@
  * calls (submit all, drain once, default `maxConcurrency`, so all but 16 wait in the lock's
  * queue), and the heap each queued call holds. Takes the library as a parameter so that
  * `compare.ts` can run it on two builds interleaved, and the `scaling` scenario on the current one.
+ *
+ * Each size is measured in its own block of repetitions: a 100 000-call turn leaves over 100 MB
+ * of garbage, and a 100-call sample that followed it would pay for collecting it. (Forcing a
+ * collection before each sample is no cure: V8 then shrinks the young generation, and the next
+ * turns run several times slower.)
  */
 import type * as Lib from "../../src/index.js";
 import type { FunctionCallItem, ToolRouter } from "../../src/index.js";
 import { meanOver } from "./stats.js";
-import { NOOP_SPEC, assertAllSucceeded, batch, handlerOf, noop } from "./tools.js";
+import { NOOP_SPEC, assertAllSucceeded, bareBatch, batch, handlerOf, noop } from "./tools.js";
 
 /** Calls per turn, smallest first: the first size is the reference the others are divided by. */
 export const SCALING_SIZES = [100, 1_000, 10_000, 100_000] as const;
@@ -23,12 +28,6 @@ export interface ScalingSubject {
   queuedHeapBytes(): Promise<number>;
 }
 
-/** `xs` rotated left by `by` places: each repetition starts at another size. */
-export function rotated<T>(xs: readonly T[], by: number): T[] {
-  const k = ((by % xs.length) + xs.length) % xs.length;
-  return [...xs.slice(k), ...xs.slice(0, k)];
-}
-
 /** The items of one turn per size, built once: item creation is not part of a call's cost. */
 export function turnItems(sizes: readonly number[]): Map<number, FunctionCallItem[]> {
   return new Map(sizes.map((n) => [n, batch("s", n, "noop", { n: 1 })]));
@@ -42,6 +41,11 @@ async function collect(): Promise<void> {
     gc();
     await new Promise((resolve) => setImmediate(resolve));
   }
+}
+
+/** `Promise.all` of as many bare no-op calls, per call, measured like `perCallUs`. */
+export async function barePerCallUs(items: readonly FunctionCallItem[], minMs: number): Promise<number> {
+  return ((await meanOver(() => bareBatch(items, noop), minMs, 10_000)) * 1000) / items.length;
 }
 
 export function scalingSubject(lib: typeof Lib): ScalingSubject {

@@ -4,11 +4,16 @@
  * against `Promise.all` of as many bare calls, and the heap each call holds while it waits.
  */
 import { lib } from "../lib/lib.js";
-import { metric, type Metric } from "../lib/report.js";
-import { QUEUED, QUICK_SCALING_SIZES, SCALING_SIZES, scalingSubject, turnItems } from "../lib/scaling.js";
+import { metric, type Metric, type VariantResult } from "../lib/report.js";
+import {
+  QUEUED,
+  QUICK_SCALING_SIZES,
+  SCALING_SIZES,
+  barePerCallUs,
+  scalingSubject,
+  turnItems,
+} from "../lib/scaling.js";
 import { measure, medianOf, type Scenario } from "../lib/scenario.js";
-import { meanOver } from "../lib/stats.js";
-import { bareBatch, noop } from "../lib/tools.js";
 
 /** What the ratio of a size's per-call cost to the 100-call cost may be, where the issue set one. */
 const RATIO_TARGETS: Partial<Record<number, number>> = { 10_000: 1.8, 100_000: 3 };
@@ -24,22 +29,21 @@ export const scaling: Scenario = {
     // Small turns take microseconds: a sample averages turns over this long; a 10 000-call or larger one is a sample by itself.
     const sampleMs = ctx.quick ? 20 : 100;
     const minMs = (n: number): number => (n < 10_000 ? sampleMs : 0);
-    const perCall = await measure(
-      sizes.flatMap((n) => {
-        const items = turns.get(n)!;
-        return [
+    // One block of repetitions per size (see lib/scaling.ts), our runtime and its baseline interleaved.
+    const perCall: VariantResult[] = [];
+    for (const n of sizes) {
+      const items = turns.get(n)!;
+      const block = await measure(
+        [
           { id: `ours${n}`, label: `runtime, turn of ${n}`, run: () => subject.perCallUs(items, minMs(n)) },
-          {
-            id: `bare${n}`,
-            label: `bare Promise.all of ${n}`,
-            run: async () => ((await meanOver(() => bareBatch(items, noop), minMs(n), 10_000)) * 1000) / n,
-          },
-        ];
-      }),
-      ctx.reps,
-      "µs/call",
-    );
-    // Apart from the turns: its forced collections would leave the turns measured next a shrunken heap.
+          { id: `bare${n}`, label: `bare Promise.all of ${n}`, run: () => barePerCallUs(items, minMs(n)) },
+        ],
+        ctx.reps,
+        "µs/call",
+      );
+      perCall.push(...block);
+    }
+    // After the turns: its forced collections would slow the turns measured next.
     const heap = await measure(
       [
         {

@@ -34,10 +34,10 @@ export interface CallOwner<Ctx> {
 
 /**
  * One accepted call, from submit until its outcome is settled and its lock slot released.
- * It is also the call's dispatch options, where its dispatch reports, and its lock request (one
- * object per call, not four, on the hot path). Its abort signal and its outcome promise are created only when something
- * reads them: an `AbortSignal` costs microseconds and most handlers never look, and only
- * `handleToolCall` awaits an outcome (drain reads `result`).
+ * It is also the call's dispatch options, where its dispatch reports, and its lock request: one
+ * object per call, not four, on the hot path. Its abort signal and its outcome promise are
+ * created only when something reads them: an `AbortSignal` costs microseconds and most handlers
+ * never look, and only `handleToolCall` awaits an outcome (drain reads `result`).
  */
 export class CallRecord<Ctx> implements DispatchOptions<Ctx>, DispatchSink, LockRequest, RunningLinks<CallRecord<Ctx>> {
   /** The settled outcome, readable without awaiting. */
@@ -56,7 +56,7 @@ export class CallRecord<Ctx> implements DispatchOptions<Ctx>, DispatchSink, Lock
   prevRunning: CallRecord<Ctx> | undefined;
   nextRunning: CallRecord<Ctx> | undefined;
   lockGrantedAt: number | undefined;
-  /** Set by dispatch when the handler starts; what `abortedOutput` is given. */
+  /** Set by dispatch when the handler starts, dropped when it settles; what `abortedOutput` is given. */
   invocation: ToolInvocation<Ctx> | undefined;
   /** When the handler started; its deadline counts from here. */
   startedAt: number | undefined;

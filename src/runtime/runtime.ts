@@ -342,6 +342,9 @@ export class ToolCallRuntime<Ctx = unknown> {
    * as leaked after its deadline.
    */
   private end(record: CallRecord<Ctx>): void {
+    // Only an abort reads it (for `abortedOutput`), and the call is answered now: while the turn
+    // lasts, a finished call holds its outcome and no more.
+    record.invocation = undefined;
     this.running.delete(record);
     this.deadlines.end(record);
     this.releaseSlot(record);
