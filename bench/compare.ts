@@ -4,22 +4,30 @@
  * one process so machine noise falls on both alike. Each sample is the per-call cost in µs over
  * a bare `await handler(JSON.parse(args))` measured in the same repetition. Prints medians,
  * quartiles and the new/base ratio: the tool for "the path must not get slower" when refactoring.
+ * Each of the two measurements runs in a process of its own (as `run.ts` runs scenarios): what
+ * V8 learned from one (which allocation sites to pretenure, say) must not colour the other.
  *
  * `npx tsx --expose-gc bench/compare.ts BASE_DIST NEW_DIST --scaling [--reps N]`: the scaling
  * scenario on both builds instead (per-call cost of turns of 100 → 100 000 calls, its ratio to
  * the 100-call turn, heap per queued call), interleaved the same way.
  */
+import { spawnSync } from "node:child_process";
 import path from "node:path";
-import { pathToFileURL } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import type * as Lib from "../src/index.js";
 import { QUEUED, SCALING_SIZES, scalingSubject, turnItems } from "./lib/scaling.js";
 import { median, quantile } from "./lib/stats.js";
 
 const args = process.argv.slice(2);
-const repsAt = args.indexOf("--reps");
-const reps = repsAt >= 0 ? Number(args[repsAt + 1]) : 15;
+const valueOf = (flag: string): string | undefined => {
+  const at = args.indexOf(flag);
+  return at >= 0 ? args[at + 1] : undefined;
+};
+const reps = Number(valueOf("--reps") ?? 15);
 const scaling = args.includes("--scaling");
-const dists = args.filter((a, i) => !a.startsWith("--") && i !== repsAt + 1);
+/** Set in a child: the one dispatch measurement it runs. */
+const only = valueOf("--scenario");
+const dists = args.filter((a, i) => !a.startsWith("--") && args[i - 1] !== "--reps" && args[i - 1] !== "--scenario");
 if (dists.length !== 2 || !Number.isInteger(reps) || reps < 1) {
   process.stderr.write("usage: npx tsx [--expose-gc] bench/compare.ts BASE_DIST NEW_DIST [--reps N] [--scaling]\n");
   process.exit(2);
@@ -27,8 +35,12 @@ if (dists.length !== 2 || !Number.isInteger(reps) || reps < 1) {
 
 const load = async (dist: string): Promise<typeof Lib> =>
   (await import(pathToFileURL(path.resolve(dist, "index.js")).href)) as typeof Lib;
-const libs = { base: await load(dists[0]!), new: await load(dists[1]!) };
-type Which = keyof typeof libs;
+type Which = "base" | "new";
+/** Both builds, loaded only where a measurement runs (not in the parent that spawns them). */
+const loadBoth = async (): Promise<Record<Which, typeof Lib>> => ({
+  base: await load(dists[0]!),
+  new: await load(dists[1]!),
+});
 const WARMUP = 3;
 
 /** Each repetition runs both builds, the order alternating, so neither always goes first. */
@@ -111,27 +123,37 @@ const SCENARIOS: Record<string, { calls: number; run: (s: Subject, batch: Lib.Fu
     },
   };
 
-async function compareDispatch(): Promise<void> {
-  const subjects = { base: setup(libs.base), new: setup(libs.new) };
-  for (const [name, { calls, run }] of Object.entries(SCENARIOS)) {
-    const batch = items("c", calls);
-    const perRun = name.startsWith("batch") ? calls * 100 : calls;
-    const samples: Record<Which, number[]> = { base: [], new: [] };
-    for (let rep = -WARMUP; rep < reps; rep++) {
-      const bare = await timeUs(async () => {
-        for (let r = 0; r < perRun / batch.length; r++)
-          for (const item of batch) await noop(JSON.parse(item.arguments) as { n: number });
-      });
-      for (const which of orderOf(rep)) {
-        const us = await timeUs(() => run(subjects[which], batch));
-        if (rep >= 0) samples[which].push((us - bare) / perRun);
-      }
-    }
-    line(`${name}: overhead per call`, "µs", samples);
+/** Runs each dispatch measurement in a child process of its own (this script with `--scenario`). */
+function spawnEach(): void {
+  for (const name of Object.keys(SCENARIOS)) {
+    const child = [...process.execArgv, fileURLToPath(import.meta.url), ...args, "--scenario", name];
+    const res = spawnSync(process.execPath, child, { stdio: "inherit" });
+    if (res.status !== 0) process.exit(res.status ?? 1);
   }
 }
 
+async function compareDispatch(name: string): Promise<void> {
+  const { calls, run } = SCENARIOS[name] ?? usageError(`unknown scenario ${name}`);
+  const libs = await loadBoth();
+  const subjects = { base: setup(libs.base), new: setup(libs.new) };
+  const batch = items("c", calls);
+  const perRun = name.startsWith("batch") ? calls * 100 : calls;
+  const samples: Record<Which, number[]> = { base: [], new: [] };
+  for (let rep = -WARMUP; rep < reps; rep++) {
+    const bare = await timeUs(async () => {
+      for (let r = 0; r < perRun / batch.length; r++)
+        for (const item of batch) await noop(JSON.parse(item.arguments) as { n: number });
+    });
+    for (const which of orderOf(rep)) {
+      const us = await timeUs(() => run(subjects[which], batch));
+      if (rep >= 0) samples[which].push((us - bare) / perRun);
+    }
+  }
+  line(`${name}: overhead per call`, "µs", samples);
+}
+
 async function compareScaling(): Promise<void> {
+  const libs = await loadBoth();
   const subjects = { base: scalingSubject(libs.base), new: scalingSubject(libs.new) };
   const turns = turnItems(SCALING_SIZES);
   const perCall = new Map(SCALING_SIZES.map((n) => [n, { base: [] as number[], new: [] as number[] }]));
@@ -166,4 +188,11 @@ async function compareScaling(): Promise<void> {
   line(`heap per queued call (${QUEUED} queued behind an exclusive call)`, "B", heap, 0);
 }
 
-await (scaling ? compareScaling() : compareDispatch());
+function usageError(problem: string): never {
+  process.stderr.write(`compare: ${problem}\n`);
+  process.exit(2);
+}
+
+if (scaling) await compareScaling();
+else if (only !== undefined) await compareDispatch(only);
+else spawnEach();

@@ -64,10 +64,13 @@ export class ToolCallRuntime<Ctx = unknown> {
   private readonly acceptedCallIds = new Set<string>();
   /** Calls whose handler may still run, queued ones included: abort fans out to them from one place. */
   private readonly running = new RunningCalls<CallRecord<Ctx>>();
-  private pending: CallRecord<Ctx>[] = [];
-  /** Calls in `pending` not settled yet: waiting drains are answered once, when none is left. */
+  private readonly pending: CallRecord<Ctx>[] = [];
+  /** Calls in `pending` not settled yet: the waiting drain is answered once, when none is left. */
   private unsettled = 0;
-  private drainWaiters: DrainWaiter[] = [];
+  /** The waiting drain: its promise and how to settle it (fields, not a waiter object per drain). */
+  private draining: Promise<ToolCallOutcome[]> | undefined;
+  private resolveDrain: ((outcomes: ToolCallOutcome[]) => void) | undefined;
+  private rejectDrain: ((err: unknown) => void) | undefined;
   private abortReason: string | undefined;
   private fatal: { callId: string; message: string; reported: boolean } | undefined;
   private readonly deadlines: CallDeadlines<Ctx>;
@@ -199,31 +202,43 @@ export class ToolCallRuntime<Ctx = unknown> {
 
   /** Outcomes of every call submitted since the last drain, in submission order. */
   drainOutcomes(): Promise<ToolCallOutcome[]> {
+    // A drain called while another waits drains after it: what was submitted since.
+    if (this.draining) {
+      const next = (): Promise<ToolCallOutcome[]> => this.drainOutcomes();
+      return this.draining.then(next, next);
+    }
     // One wake per drain, not an await per call: the last pending call to settle answers it from
     // its own callback (calls submitted meanwhile are waited for too). A fatal error rejects.
-    return new Promise((resolve, reject) => {
-      if (this.unsettled > 0) this.drainWaiters.push({ resolve, reject });
-      else resolve(this.takeOutcomes());
+    const drained = new Promise<ToolCallOutcome[]>((resolve, reject) => {
+      if (this.unsettled === 0) {
+        resolve(this.takeOutcomes());
+        return;
+      }
+      this.resolveDrain = resolve;
+      this.rejectDrain = reject;
     });
+    if (this.resolveDrain) this.draining = drained;
+    return drained;
   }
 
-  /** Every pending call has settled: the first waiting drain takes them, any other gets none. */
-  private answerDrains(): void {
-    const waiters = this.drainWaiters;
-    this.drainWaiters = [];
-    for (const { resolve, reject } of waiters) {
-      try {
-        resolve(this.takeOutcomes());
-      } catch (err) {
-        reject(err);
-      }
+  /** Every pending call has settled: the waiting drain, if any, takes their outcomes. */
+  private answerDrain(): void {
+    const resolve = this.resolveDrain;
+    const reject = this.rejectDrain;
+    if (!resolve || !reject) return;
+    this.draining = this.resolveDrain = this.rejectDrain = undefined;
+    try {
+      resolve(this.takeOutcomes());
+    } catch (err) {
+      reject(err);
     }
   }
 
   private takeOutcomes(): ToolCallOutcome[] {
-    const batch = this.pending;
-    this.pending = [];
-    const outcomes = batch.map(settledOutcome);
+    // `splice` rather than a fresh `[]` per drain: V8 may pretenure an array literal that long
+    // batches kept alive, and then every dead pending array, tenured, keeps its calls' objects
+    // alive through young collections (sequential submit + drain ran 2× slower in such a process).
+    const outcomes = this.pending.splice(0).map(settledOutcome);
     this.reportFatal(outcomes);
     return outcomes;
   }
@@ -411,7 +426,7 @@ export class ToolCallRuntime<Ctx = unknown> {
   ): void {
     const outcome = record.settle(item, success, aborted, timing, end);
     if (!outcome) return;
-    if (record.awaitedByDrain && --this.unsettled === 0) this.answerDrains();
+    if (record.awaitedByDrain && --this.unsettled === 0) this.answerDrain();
     const { callId, toolName } = outcome;
     this.turn.logger.debug({ callId, toolName, success, aborted, timing: outcome.timing }, "tool call finished");
     // The event object is built only when someone listens.
@@ -436,11 +451,6 @@ function positive(name: string, value: number | undefined, fallback: number): nu
   if (!Number.isFinite(value) || value <= 0)
     throw new RangeError(`${name} must be a positive number, got ${String(value)}`);
   return value;
-}
-
-interface DrainWaiter {
-  resolve: (outcomes: ToolCallOutcome[]) => void;
-  reject: (err: unknown) => void;
 }
 
 /** Drain reads outcomes once every call in its batch has settled. */
