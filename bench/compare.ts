@@ -9,7 +9,8 @@
  *
  * `npx tsx --expose-gc bench/compare.ts BASE_DIST NEW_DIST --scaling [--reps N]`: the scaling
  * scenario on both builds instead (per-call cost of turns of 100 → 100 000 calls, its ratio to
- * the 100-call turn, heap per queued call), interleaved the same way.
+ * the 100-call turn, heap per queued call): one process per build and size, the two builds'
+ * blocks of a size back to back.
  */
 import { spawnSync } from "node:child_process";
 import path from "node:path";
@@ -27,7 +28,10 @@ const reps = Number(valueOf("--reps") ?? 15);
 const scaling = args.includes("--scaling");
 /** Set in a child: the one dispatch measurement it runs. */
 const only = valueOf("--scenario");
-const dists = args.filter((a, i) => !a.startsWith("--") && args[i - 1] !== "--reps" && args[i - 1] !== "--scenario");
+/** Set in a child: the one scaling block it runs (`BUILD:SIZE` or `BUILD:heap`). */
+const block = valueOf("--block");
+const VALUED = new Set(["--reps", "--scenario", "--block"]);
+const dists = args.filter((a, i) => !a.startsWith("--") && !VALUED.has(args[i - 1] ?? ""));
 if (dists.length !== 2 || !Number.isInteger(reps) || reps < 1) {
   process.stderr.write("usage: npx tsx [--expose-gc] bench/compare.ts BASE_DIST NEW_DIST [--reps N] [--scaling]\n");
   process.exit(2);
@@ -36,7 +40,7 @@ if (dists.length !== 2 || !Number.isInteger(reps) || reps < 1) {
 const load = async (dist: string): Promise<typeof Lib> =>
   (await import(pathToFileURL(path.resolve(dist, "index.js")).href)) as typeof Lib;
 type Which = "base" | "new";
-/** Both builds, loaded only where a measurement runs (not in the parent that spawns them). */
+/** Both builds, loaded only where a dispatch measurement runs (not in the parent that spawns it). */
 const loadBoth = async (): Promise<Record<Which, typeof Lib>> => ({
   base: await load(dists[0]!),
   new: await load(dists[1]!),
@@ -152,29 +156,49 @@ async function compareDispatch(name: string): Promise<void> {
   line(`${name}: overhead per call`, "µs", samples);
 }
 
-async function compareScaling(): Promise<void> {
-  const libs = await loadBoth();
-  const subjects = { base: scalingSubject(libs.base), new: scalingSubject(libs.new) };
-  const turns = turnItems(SCALING_SIZES);
-  const perCall = new Map(SCALING_SIZES.map((n) => [n, { base: [] as number[], new: [] as number[] }]));
-  // One block of repetitions per size (see lib/scaling.ts), each with its own warm-up.
-  for (const n of SCALING_SIZES) {
+/**
+ * One block of the scaling comparison, in a child process of its own (`--block BUILD:SIZE` or
+ * `BUILD:heap`): one build only, so neither build's garbage (a 100 000-call turn of the old lock
+ * leaves well over 100 MB) falls on the other's samples. Prints the samples as JSON.
+ */
+async function scalingBlock(block: string): Promise<void> {
+  const [which, what] = block.split(":") as [Which, string];
+  const subject = scalingSubject(await load(dists[which === "base" ? 0 : 1]!));
+  const samples: number[] = [];
+  if (what === "heap") {
+    for (let rep = -1; rep < reps; rep++) {
+      const bytes = await subject.queuedHeapBytes();
+      if (rep >= 0) samples.push(bytes);
+    }
+  } else {
+    const n = Number(what);
+    const items = turnItems([n]).get(n)!;
     for (let rep = -WARMUP; rep < reps; rep++) {
-      for (const which of orderOf(rep)) {
-        // Small turns are averaged over 100 ms; a large one is a sample by itself.
-        const us = await subjects[which].perCallUs(turns.get(n)!, n < 10_000 ? 100 : 0);
-        if (rep >= 0) perCall.get(n)![which].push(us);
-      }
+      // Small turns are averaged over 100 ms; a large one is a sample by itself.
+      const us = await subject.perCallUs(items, n < 10_000 ? 100 : 0);
+      if (rep >= 0) samples.push(us);
     }
   }
-  // After the turns: its forced collections would slow the turns measured next.
+  process.stdout.write(JSON.stringify(samples));
+}
+
+function spawnBlock(which: Which, what: number | "heap"): number[] {
+  const child = [...process.execArgv, fileURLToPath(import.meta.url), ...args, "--block", `${which}:${what}`];
+  const res = spawnSync(process.execPath, child, { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] });
+  if (res.status !== 0) process.exit(res.status ?? 1);
+  return JSON.parse(res.stdout) as number[];
+}
+
+/** The scaling scenario on both builds: per size, each build's block back to back, the order alternating. */
+function compareScaling(): void {
+  const perCall = new Map<number, Record<Which, number[]>>();
+  for (const [k, n] of SCALING_SIZES.entries()) {
+    const samples: Record<Which, number[]> = { base: [], new: [] };
+    for (const which of orderOf(k)) samples[which] = spawnBlock(which, n);
+    perCall.set(n, samples);
+  }
   const heap: Record<Which, number[]> = { base: [], new: [] };
-  for (let rep = -1; rep < reps; rep++) {
-    for (const which of orderOf(rep)) {
-      const bytes = await subjects[which].queuedHeapBytes();
-      if (rep >= 0) heap[which].push(bytes);
-    }
-  }
+  for (const which of orderOf(0)) heap[which] = spawnBlock(which, "heap");
   const reference = perCall.get(SCALING_SIZES[0])!;
   for (const n of SCALING_SIZES) {
     const samples = perCall.get(n)!;
@@ -193,6 +217,7 @@ function usageError(problem: string): never {
   process.exit(2);
 }
 
-if (scaling) await compareScaling();
+if (block !== undefined) await scalingBlock(block);
+else if (scaling) compareScaling();
 else if (only !== undefined) await compareDispatch(only);
 else spawnEach();

@@ -6,8 +6,8 @@
  *
  * Each size is measured in its own block of repetitions: a 100 000-call turn leaves over 100 MB
  * of garbage, and a 100-call sample that followed it would pay for collecting it. (Forcing a
- * collection before each sample is no cure: V8 then shrinks the young generation, and the next
- * turns run several times slower.)
+ * collection before each sample is no cure: the turns right after a forced collection ran 2–6×
+ * slower here.)
  */
 import type * as Lib from "../../src/index.js";
 import type { FunctionCallItem, ToolRouter } from "../../src/index.js";
