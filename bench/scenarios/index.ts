@@ -6,6 +6,7 @@ import { memory } from "./memory.js";
 import { mixed } from "./mixed.js";
 import { parallel } from "./parallel.js";
 import { peers } from "./peers.js";
+import { scaling } from "./scaling.js";
 
 /** Every scenario, in the order they run and print. */
-export const SCENARIOS: readonly Scenario[] = [dispatch, parallel, mixed, mcp, exec, peers, memory];
+export const SCENARIOS: readonly Scenario[] = [dispatch, parallel, scaling, mixed, mcp, exec, peers, memory];

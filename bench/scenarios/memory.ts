@@ -166,7 +166,7 @@ export const memory: Scenario = {
       [...(xs ?? [0])].sort((a, b) => a - b)[(xs?.length ?? 1) >> 1] ?? 0;
     return {
       status: "ok",
-      note: "heap = heapUsed + external after forced GCs; the runtime holds every queued call's record, promise and item",
+      note: "heap = heapUsed + external after forced GCs; the runtime holds every queued call's record and item",
       variants: [...queued, ...retained],
       metrics: [
         metric("oursRssPerCall", "runtime RSS growth per queued call", median(rssPerCall["ours"]), "B/call"),

@@ -54,6 +54,14 @@ export interface DispatchResult {
   timing: { gateWaitMs: number; handlerMs: number };
 }
 
+/** Where `dispatchTo` hands a call's result. Neither method may throw. */
+export interface DispatchSink {
+  /** The call's answer: its output, or the failure output every non-fatal error becomes. */
+  dispatched(result: DispatchResult): void;
+  /** What dispatch threw: a `Fatal` error (the turn ends), or an error while answering one. */
+  dispatchFailed(err: unknown): void;
+}
+
 /**
  * Turns model items into calls and dispatches calls to their handlers (Codex `ToolRouter`).
  * Building a router from a config is `createToolRouter`'s job (src/toolset.ts).
@@ -172,19 +180,26 @@ export class ToolRouter<Ctx = unknown> {
     return this.mcp?.resolve(toolName)?.annotations?.readOnlyHint === true;
   }
 
-  /** The spec flag, then the handler's per-call say (which may only downgrade). */
-  callSupportsParallel(call: ToolCall): boolean {
-    const resolved = this.resolve(call);
-    if (!resolved?.supportsParallel) return false;
-    return resolved.handler.supportsParallel ? resolved.handler.supportsParallel(call) : true;
+  /**
+   * The spec flag, then the handler's per-call say (which may only downgrade). `tool` is what
+   * `toolFor(call)` gave, when the caller already has it.
+   */
+  callSupportsParallel(call: ToolCall, tool: RegisteredTool<Ctx> | undefined = this.toolFor(call)): boolean {
+    if (!tool?.supportsParallel) return false;
+    return tool.handler.supportsParallel ? tool.handler.supportsParallel(call) : true;
   }
 
   /**
    * The text an aborted call answers with: its handler's `abortedOutput` when it gives one,
    * else `aborted by user after {s.s}s`. `invocation` is undefined when the handler never started.
    */
-  abortedText(call: ToolCall, invocation: ToolInvocation<Ctx> | undefined, elapsedMs: number): string {
-    const handler = this.resolve(call)?.handler;
+  abortedText(
+    call: ToolCall,
+    invocation: ToolInvocation<Ctx> | undefined,
+    elapsedMs: number,
+    tool: RegisteredTool<Ctx> | undefined = this.toolFor(call),
+  ): string {
+    const handler = tool?.handler;
     try {
       const text = handler?.abortedOutput?.(invocation, elapsedMs);
       if (typeof text === "string") return text;
@@ -194,7 +209,11 @@ export class ToolRouter<Ctx = unknown> {
     return texts.abortedAfter(elapsedMs);
   }
 
-  private resolve(call: ToolCall): RegisteredTool<Ctx> | undefined {
+  /**
+   * The tool a call runs: the registered one, else the MCP tool of that name; undefined when
+   * neither exists. A caller that resolves once per call passes it on to the methods below.
+   */
+  toolFor(call: ToolCall): RegisteredTool<Ctx> | undefined {
     const registered = this.registry.lookup(call.toolName);
     if (registered) return registered;
     if (call.payload.kind !== "mcp" || !this.mcp) return undefined;
@@ -212,92 +231,249 @@ export class ToolRouter<Ctx = unknown> {
    * Runs one call to completion (DESIGN section 3, steps a-h): handler lookup, payload check,
    * argument validation, the policy stage (hooks, permissions), the gate for mutating calls,
    * the middleware chain and the handler, PostToolUse hooks, output conversion and truncation.
-   * Every error but `Fatal` becomes a failure output; a fatal one is thrown.
+   * Every error but `Fatal` becomes a failure output; a fatal one is thrown. `tool` is what
+   * `toolFor(call)` gave, when the caller already has it.
    */
-  async dispatch(call: ToolCall, opts: DispatchOptions<Ctx>): Promise<DispatchResult> {
-    const { turn } = opts;
-    const timing = { gateWaitMs: 0, handlerMs: 0 };
-    let handlerStart = 0;
-    let text: string;
-    try {
-      const resolved = this.resolve(call);
-      if (!resolved) {
-        text = texts.unsupportedCall(call.toolName, call.payload.kind === "custom");
-      } else {
-        const { handler } = resolved;
-        if (!handlerMatchesKind(handler, call.payload)) {
-          throw FunctionCallError.fatal(texts.incompatiblePayload(call.toolName));
-        }
-        // With the risk field on, the model's `security_risk` is the policy's, not the tool's.
-        const risk = turn.permissions?.riskField === true ? takeRisk(call) : undefined;
-        let invocation = new Invocation(call, invocationArgs(call, resolved.validate), opts);
-        const mutating = handler.isMutating ? await handler.isMutating(invocation) : false;
-        // With no policy configured this costs one property read.
-        if (turn.permissions !== undefined || turn.hooks !== undefined) {
-          const passed = await policyStage(resolved, invocation, mutating, risk, opts);
-          if (!("invocation" in passed)) return failure(call, passed.text, turn, timing);
-          invocation = passed.invocation;
-        }
-        if (mutating) {
-          const gateStart = now();
-          await turn.toolCallGate.waitReady(opts.signal);
-          timing.gateWaitMs = now() - gateStart;
-        }
-        // The call may have been aborted while its classification or approval was pending: never start it then.
-        if (handler.isMutating || turn.permissions || turn.hooks) opts.signal.throwIfAborted();
-        handlerStart = now();
-        opts.onStart?.(invocation, handlerStart);
-        const output =
-          resolved.middleware.length === 0
-            ? await handler.handle(invocation)
-            : await runMiddleware(resolved, invocation);
-        timing.handlerMs = now() - handlerStart;
-        const body = outputBody(output);
-        if (typeof body !== "string") {
-          if (turn.hooks !== undefined) {
-            const after = await postToolUse(turn.hooks, invocation, body);
-            if (typeof after === "string") return failure(call, after, turn, timing);
-            return this.answer(call, after, turn, timing);
-          }
-          return this.answer(call, body, turn, timing);
-        }
-        text = texts.malformedOutput(call.toolName, body);
-      }
-    } catch (err) {
-      if (handlerStart !== 0 && timing.handlerMs === 0) timing.handlerMs = now() - handlerStart;
-      if (FunctionCallError.isFatal(err)) throw err;
-      text = this.failureText(call, err, opts);
-    }
-    return failure(call, text, turn, timing);
+  dispatch(call: ToolCall, opts: DispatchOptions<Ctx>, tool?: RegisteredTool<Ctx>): Promise<DispatchResult> {
+    return new Promise((resolve, reject) => {
+      this.dispatchTo(call, opts, { dispatched: resolve, dispatchFailed: reject }, tool);
+    });
   }
 
-  private answer(
+  /**
+   * `dispatch` with the result handed to `sink` instead of a promise (what the runtime uses): on
+   * the common path (no classification, policy or hooks) the handler's promise is the only one,
+   * and the sink hears from the handler's own callback, a microtask hop sooner. The sink may be
+   * called before this returns (an unknown tool, invalid arguments). `dispatchedAt` is the
+   * caller's clock reading at this moment, taken as the handler's start when nothing waits before it.
+   */
+  dispatchTo(
     call: ToolCall,
-    body: OutputBody,
-    turn: TurnContext,
-    timing: DispatchResult["timing"],
-  ): DispatchResult {
-    const bounded = body.bounded === true ? body.body : truncateBody(body.body, turn.truncationPolicy);
-    return { item: responseItemFor(call.callId, call.payload.kind, bounded), success: body.success !== false, timing };
+    opts: DispatchOptions<Ctx>,
+    sink: DispatchSink,
+    tool?: RegisteredTool<Ctx>,
+    dispatchedAt?: number,
+  ): void {
+    const dispatch = new CallDispatch(call, opts, sink, dispatchedAt);
+    let resolved: RegisteredTool<Ctx> | undefined;
+    try {
+      resolved = tool ?? this.toolFor(call);
+    } catch (err) {
+      dispatch.failed(err);
+      return;
+    }
+    if (resolved) dispatch.run(resolved);
+    else dispatch.answer(texts.unsupportedCall(call.toolName, call.payload.kind === "custom"));
   }
 
   /** `dispatch(...).item`. */
   async dispatchToolCall(call: ToolCall, opts: DispatchOptions<Ctx>): Promise<ResponseInputItem> {
     return (await this.dispatch(call, opts)).item;
   }
+}
 
-  private failureText(call: ToolCall, err: unknown, opts: DispatchOptions<Ctx>): string {
-    if (FunctionCallError.isRespondToModel(err)) return errorText(err) ?? texts.toolFailed(call.toolName, undefined);
-    if (opts.signal.aborted) return texts.abortedByUser;
-    const message = errorText(err);
+/**
+ * One call's dispatch as a chain of callbacks rather than an async function, each step handing
+ * on to the next: `run` (checks, arguments; `admit` when something may wait before the handler),
+ * `start` (the handler), `handled` (its output), and `failed` for whatever any step throws.
+ * Every step ends in exactly one call of the sink.
+ */
+class CallDispatch<Ctx> {
+  private readonly timing: DispatchResult["timing"] = { gateWaitMs: 0, handlerMs: 0 };
+  private handlerStart = 0;
+
+  constructor(
+    private readonly call: ToolCall,
+    private readonly opts: DispatchOptions<Ctx>,
+    private readonly sink: DispatchSink,
+    /** The caller's clock reading when it dispatched: the handler's start unless something waits first. */
+    private readonly dispatchedAt: number | undefined,
+  ) {}
+
+  run(tool: RegisteredTool<Ctx>): void {
+    const { call, opts } = this;
+    const { turn } = opts;
+    let invocation: Invocation<Ctx>;
+    let risk: unknown;
+    let direct: boolean;
     try {
-      opts.turn.logger.error({ err, callId: call.callId, toolName: call.toolName }, "tool handler threw");
-    } catch {
-      // A thrown value the logger cannot serialize: the model still gets its answer.
-      opts.turn.logger.error({ err: message, callId: call.callId, toolName: call.toolName }, "tool handler threw");
+      if (!handlerMatchesKind(tool.handler, call.payload)) {
+        throw FunctionCallError.fatal(texts.incompatiblePayload(call.toolName));
+      }
+      // With the risk field on, the model's `security_risk` is the policy's, not the tool's.
+      risk = turn.permissions?.riskField === true ? takeRisk(call) : undefined;
+      invocation = new Invocation(call, invocationArgs(call, tool.validate), opts);
+      // Nothing to wait for before the handler (no classification, no policy): three property reads.
+      direct = !tool.handler.isMutating && !turn.permissions && !turn.hooks;
+    } catch (err) {
+      this.failed(err);
+      return;
     }
-    return texts.toolFailed(call.toolName, message);
+    if (direct) {
+      this.start(tool, invocation, this.dispatchedAt ?? now());
+      return;
+    }
+    this.admit(tool, invocation, risk).then(
+      (admitted) => {
+        if (typeof admitted === "string") this.answer(admitted);
+        else this.start(tool, admitted, now());
+      },
+      (err: unknown) => {
+        this.failed(err);
+      },
+    );
   }
+
+  /**
+   * What may wait before the handler starts: classification, the policy stage, the gate. Returns
+   * the invocation to run (a hook may have rewritten it), or the text refusing the call.
+   */
+  private async admit(
+    tool: RegisteredTool<Ctx>,
+    invocation: Invocation<Ctx>,
+    risk: unknown,
+  ): Promise<Invocation<Ctx> | string> {
+    const { opts, timing } = this;
+    const { turn } = opts;
+    const mutating = tool.handler.isMutating ? await tool.handler.isMutating(invocation) : false;
+    if (turn.permissions !== undefined || turn.hooks !== undefined) {
+      const passed = await policyStage(tool, invocation, mutating, risk, opts);
+      if (!("invocation" in passed)) return passed.text;
+      invocation = passed.invocation;
+    }
+    if (mutating) {
+      const gateStart = now();
+      await turn.toolCallGate.waitReady(opts.signal);
+      timing.gateWaitMs = now() - gateStart;
+    }
+    // The call may have been aborted while its classification or approval was pending: never start it then.
+    opts.signal.throwIfAborted();
+    return invocation;
+  }
+
+  private start(tool: RegisteredTool<Ctx>, invocation: Invocation<Ctx>, startedAt: number): void {
+    let output: Promise<ToolOutput>;
+    try {
+      this.handlerStart = startedAt;
+      this.opts.onStart?.(invocation, startedAt);
+      // `Promise.resolve` takes a plain value or a foreign thenable as `await` would (and is the
+      // promise itself otherwise).
+      output = Promise.resolve(
+        tool.middleware.length === 0 ? tool.handler.handle(invocation) : runMiddleware(tool, invocation),
+      );
+    } catch (err) {
+      this.failed(err);
+      return;
+    }
+    output.then(
+      (out) => {
+        this.handled(invocation, out);
+      },
+      (err: unknown) => {
+        this.failed(err);
+      },
+    );
+  }
+
+  private handled(invocation: Invocation<Ctx>, output: ToolOutput): void {
+    const { call, timing } = this;
+    const { turn } = this.opts;
+    let result: DispatchResult;
+    try {
+      const body = outputBody(output);
+      if (typeof body === "string") {
+        result = failure(call, texts.malformedOutput(call.toolName, body), turn, timing);
+      } else if (turn.hooks !== undefined) {
+        timing.handlerMs = now() - this.handlerStart;
+        postToolUse(turn.hooks, invocation, body).then(
+          (after) => {
+            if (typeof after === "string") this.answer(after);
+            else this.answerBody(after);
+          },
+          (err: unknown) => {
+            this.failed(err);
+          },
+        );
+        return;
+      } else {
+        result = answerWith(call, body, turn, timing);
+      }
+    } catch (err) {
+      this.failed(err);
+      return;
+    }
+    this.done(result);
+  }
+
+  private answerBody(body: OutputBody): void {
+    let result: DispatchResult;
+    try {
+      result = answerWith(this.call, body, this.opts.turn, this.timing);
+    } catch (err) {
+      this.failed(err);
+      return;
+    }
+    this.done(result);
+  }
+
+  /** Answers with a failure text (an unknown tool, a refusal, a PostToolUse block). */
+  answer(text: string): void {
+    let result: DispatchResult;
+    try {
+      result = failure(this.call, text, this.opts.turn, this.timing);
+    } catch (err) {
+      this.failed(err);
+      return;
+    }
+    this.done(result);
+  }
+
+  /** Every error but `Fatal` becomes a failure output; a fatal one, or one thrown answering it, goes to the sink. */
+  failed(err: unknown): void {
+    let result: DispatchResult | undefined;
+    let thrown = err;
+    try {
+      if (!FunctionCallError.isFatal(err)) {
+        result = failure(this.call, failureText(this.call, err, this.opts), this.opts.turn, this.timing);
+      }
+    } catch (answering) {
+      thrown = answering;
+    }
+    if (result) this.done(result);
+    else this.sink.dispatchFailed(thrown);
+  }
+
+  /**
+   * The handler's time is read last, once its output is bounded (unless PostToolUse hooks ran, which
+   * read it before them): without hooks, the runtime takes this moment as the call's end.
+   */
+  private done(result: DispatchResult): void {
+    if (this.handlerStart !== 0 && this.timing.handlerMs === 0) this.timing.handlerMs = now() - this.handlerStart;
+    this.sink.dispatched(result);
+  }
+}
+
+function answerWith(
+  call: ToolCall,
+  body: OutputBody,
+  turn: TurnContext,
+  timing: DispatchResult["timing"],
+): DispatchResult {
+  const bounded = body.bounded === true ? body.body : truncateBody(body.body, turn.truncationPolicy);
+  return { item: responseItemFor(call.callId, call.payload.kind, bounded), success: body.success !== false, timing };
+}
+
+function failureText<Ctx>(call: ToolCall, err: unknown, opts: DispatchOptions<Ctx>): string {
+  if (FunctionCallError.isRespondToModel(err)) return errorText(err) ?? texts.toolFailed(call.toolName, undefined);
+  if (opts.signal.aborted) return texts.abortedByUser;
+  const message = errorText(err);
+  try {
+    opts.turn.logger.error({ err, callId: call.callId, toolName: call.toolName }, "tool handler threw");
+  } catch {
+    // A thrown value the logger cannot serialize: the model still gets its answer.
+    opts.turn.logger.error({ err: message, callId: call.callId, toolName: call.toolName }, "tool handler threw");
+  }
+  return texts.toolFailed(call.toolName, message);
 }
 
 function invocationArgs(call: ToolCall, validate: ArgumentValidator | null): unknown {

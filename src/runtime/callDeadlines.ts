@@ -9,8 +9,6 @@ export interface DeadlineHost<Ctx> {
   readonly turn: TurnContext;
   /** The calls whose handler may still run. */
   running(): Iterable<CallRecord<Ctx>>;
-  /** A tool's own deadline (`pushSpec(spec, { timeoutMs })`), if it sets one. */
-  specTimeoutMs(toolName: string): number | undefined;
   /** Answers the call with `text` (not as aborted). */
   answer(record: CallRecord<Ctx>, text: string): void;
   /** Gives the call's lock slot back, once. */
@@ -39,12 +37,13 @@ export class CallDeadlines<Ctx> implements DeadlineOwner {
     this.shortest = Math.min(toolTimeoutMs, shortestSpecTimeoutMs ?? Infinity);
   }
 
-  /** The call holds its slot and is about to start: its deadline is live. */
-  start(record: CallRecord<Ctx>): void {
+  /** The call holds its slot since `at` and is about to start: its deadline is live. */
+  start(record: CallRecord<Ctx>, at: number): void {
     record.deadline = DeadlineState.Live;
     this.live++;
-    // The shortest deadline any tool has: the sweep finds each call's own (no lookup per call).
-    deadlineWheel.watch(this, (record.lockGrantedAt ?? 0) + this.shortest);
+    // The shortest deadline any tool has, counted from the grant: never later than the call's
+    // own (counted from the handler's start); the sweep finds that one (no lookup per call).
+    deadlineWheel.watch(this, at + this.shortest);
   }
 
   /** The handler settled (or the call was released as leaked): its deadline is over. */
@@ -76,7 +75,8 @@ export class CallDeadlines<Ctx> implements DeadlineOwner {
   }
 
   private timeoutOf(record: CallRecord<Ctx>): number {
-    return this.host.specTimeoutMs(record.toolName) ?? this.toolTimeoutMs;
+    // The tool's own deadline (`pushSpec(spec, { timeoutMs })`), from the entry resolved at submit.
+    return record.tool?.timeoutMs ?? this.toolTimeoutMs;
   }
 
   /**
@@ -92,7 +92,7 @@ export class CallDeadlines<Ctx> implements DeadlineOwner {
     timeout.name = "TimeoutError";
     record.abortSignal(timeout);
     const leak = setTimeout(() => {
-      if (!record.release) return;
+      if (!record.holdsSlot) return;
       const { callId, toolName } = record;
       const { turn } = this.host;
       turn.logger.warn({ callId, toolName, timeoutMs }, "a handler ignored its deadline; its lock slot is released");

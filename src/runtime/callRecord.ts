@@ -1,8 +1,10 @@
 import type { PayloadKind, ResponseInputItem, ToolCall } from "../protocol/index.js";
-import type { ToolInvocation } from "../registry/index.js";
-import type { DispatchOptions, DispatchResult } from "../router/index.js";
+import type { RegisteredTool, ToolInvocation } from "../registry/index.js";
+import type { DispatchOptions, DispatchResult, DispatchSink } from "../router/index.js";
 import { emitEvent, type Timing, type TurnContext } from "../turn/index.js";
 import { now } from "../util/index.js";
+import { GRANTED, type LockRequest } from "./lock.js";
+import type { RunningLinks } from "./runningCalls.js";
 
 export const enum DeadlineState {
   None,
@@ -20,30 +22,51 @@ export interface ToolCallOutcome {
   timing: Timing;
 }
 
+/** What a call reports to its runtime (one object per runtime, so no closure per call). */
+export interface CallOwner<Ctx> {
+  /** A person answered "abort": answer the call with `text` and end the turn. */
+  abortTurnFrom(record: CallRecord<Ctx>, text: string): void;
+  /** Its dispatch answered (`DispatchSink`); never throws. */
+  dispatched(record: CallRecord<Ctx>, result: DispatchResult): void;
+  /** Its dispatch threw (`DispatchSink`); never throws. */
+  dispatchFailed(record: CallRecord<Ctx>, err: unknown): void;
+}
+
 /**
  * One accepted call, from submit until its outcome is settled and its lock slot released.
- * It is also the call's dispatch options (one object per call, not two, on the hot path): its
- * abort signal is created only when something reads it, because an `AbortSignal` costs
- * microseconds and most handlers never look.
+ * It is also the call's dispatch options, where its dispatch reports, and its lock request: one
+ * object per call, not four, on the hot path. Its abort signal and its outcome promise are
+ * created only when something reads them: an `AbortSignal` costs microseconds and most handlers
+ * never look, and only `handleToolCall` awaits an outcome (drain reads `result`).
  */
-export class CallRecord<Ctx> implements DispatchOptions<Ctx> {
-  readonly outcome: Promise<ToolCallOutcome>;
+export class CallRecord<Ctx> implements DispatchOptions<Ctx>, DispatchSink, LockRequest, RunningLinks<CallRecord<Ctx>> {
   /** The settled outcome, readable without awaiting. */
   result: ToolCallOutcome | undefined;
+  /** Runs alone (the lock's exclusive mode); set before the lock is requested. */
+  exclusive = true;
+  /** The registered tool, resolved once at submit and handed to dispatch. */
+  tool: RegisteredTool<Ctx> | undefined;
+  /** Its place in the lock's queue while waiting (GRANTED once it holds a slot, or never queued). */
+  ticket = GRANTED;
+  /** Holds its lock slot: released once, when the handler settles or as leaked. */
+  holdsSlot = false;
+  /** Counted among the runtime's unsettled drainable calls until it settles. */
+  awaitedByDrain = false;
+  /** Its neighbours among the runtime's running calls. */
+  prevRunning: CallRecord<Ctx> | undefined;
+  nextRunning: CallRecord<Ctx> | undefined;
   lockGrantedAt: number | undefined;
-  /** Set by dispatch when the handler starts; what `abortedOutput` is given. */
+  /** Set by dispatch when the handler starts, dropped when it settles; what `abortedOutput` is given. */
   invocation: ToolInvocation<Ctx> | undefined;
   /** When the handler started; its deadline counts from here. */
   startedAt: number | undefined;
-  /** The lock slot while held: released once, when the handler settles or as leaked. */
-  release: (() => void) | undefined;
   /** Counted by the deadline timer (`LIVE`), or past its deadline (`EXPIRED`); one field, small records. */
   deadline: DeadlineState = DeadlineState.None;
-  private dispatchTiming: DispatchResult["timing"] | undefined;
   /** Set once the call is aborted (runtime abort, fatal error, or its own signal). */
   private abortReason: unknown;
   private controller: AbortController | undefined;
-  private resolve!: (o: ToolCallOutcome) => void;
+  private outcomePromise: Promise<ToolCallOutcome> | undefined;
+  private resolveOutcome: ((o: ToolCallOutcome) => void) | undefined;
 
   constructor(
     readonly callId: string,
@@ -54,9 +77,15 @@ export class CallRecord<Ctx> implements DispatchOptions<Ctx> {
     readonly submittedAt: number,
     readonly turn: TurnContext,
     readonly context: Ctx,
-    private readonly owner: { abortTurnFrom(record: CallRecord<Ctx>, text: string): void },
-  ) {
-    this.outcome = new Promise((resolve) => (this.resolve = resolve));
+    private readonly owner: CallOwner<Ctx>,
+  ) {}
+
+  /** Resolves with the outcome once settled. */
+  get outcome(): Promise<ToolCallOutcome> {
+    this.outcomePromise ??= this.result
+      ? Promise.resolve(this.result)
+      : new Promise((resolve) => (this.resolveOutcome = resolve));
+    return this.outcomePromise;
   }
 
   get signal(): AbortSignal {
@@ -85,27 +114,39 @@ export class CallRecord<Ctx> implements DispatchOptions<Ctx> {
     this.owner.abortTurnFrom(this, text);
   }
 
+  dispatched(result: DispatchResult): void {
+    this.owner.dispatched(this, result);
+  }
+
+  dispatchFailed(err: unknown): void {
+    this.owner.dispatchFailed(this, err);
+  }
+
   onStart(invocation: ToolInvocation<Ctx>, startedAt: number): void {
     this.invocation = invocation;
     this.startedAt = startedAt;
-    emitEvent(this.turn, {
-      type: "tool_call_begin",
-      callId: this.callId,
-      toolName: this.toolName,
-      payloadKind: this.payloadKind,
-    });
+    // The event object is built only when someone listens.
+    if (this.turn.onEvent)
+      emitEvent(this.turn, {
+        type: "tool_call_begin",
+        callId: this.callId,
+        toolName: this.toolName,
+        payloadKind: this.payloadKind,
+      });
   }
 
-  /** First settlement wins; later ones (a handler finishing after abort) return undefined. */
+  /**
+   * First settlement wins; later ones (a handler finishing after abort) return undefined. `end`
+   * is the moment it finished, when the caller already read the clock.
+   */
   settle(
     item: ResponseInputItem,
     success: boolean,
     aborted: boolean,
     timing?: DispatchResult["timing"],
+    end = now(),
   ): ToolCallOutcome | undefined {
     if (this.result) return undefined;
-    if (timing) this.dispatchTiming = timing;
-    const end = now();
     const outcome: ToolCallOutcome = {
       callId: this.callId,
       toolName: this.toolName,
@@ -116,13 +157,13 @@ export class CallRecord<Ctx> implements DispatchOptions<Ctx> {
         queuedMs: (this.startedAt ?? end) - this.submittedAt,
         // Everything from submit to the lock request is synchronous: submit time is request time.
         lockWaitMs: (this.lockGrantedAt ?? end) - this.submittedAt,
-        gateWaitMs: this.dispatchTiming?.gateWaitMs ?? 0,
-        handlerMs: this.dispatchTiming?.handlerMs ?? 0,
+        gateWaitMs: timing?.gateWaitMs ?? 0,
+        handlerMs: timing?.handlerMs ?? 0,
         totalMs: end - this.submittedAt,
       },
     };
     this.result = outcome;
-    this.resolve(outcome);
+    this.resolveOutcome?.(outcome);
     return outcome;
   }
 }

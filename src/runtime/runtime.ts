@@ -8,7 +8,7 @@ import {
   type ToolCall,
   type UnknownItem,
 } from "../protocol/index.js";
-import { ToolCallFailure, type ToolRouter } from "../router/index.js";
+import { ToolCallFailure, type DispatchResult, type ToolRouter } from "../router/index.js";
 import {
   approvalBroker,
   dynamicCallBroker,
@@ -19,9 +19,10 @@ import {
 } from "../turn/index.js";
 import { errorText, now } from "../util/index.js";
 import { CallDeadlines } from "./callDeadlines.js";
-import { CallRecord, type ToolCallOutcome } from "./callRecord.js";
+import { CallRecord, type CallOwner, type ToolCallOutcome } from "./callRecord.js";
 import { FatalToolCallError } from "./errors.js";
-import { SharedExclusiveLock } from "./lock.js";
+import { GRANTED, SharedExclusiveLock } from "./lock.js";
+import { RunningCalls } from "./runningCalls.js";
 
 export type { ToolCallOutcome };
 
@@ -58,20 +59,38 @@ const NOT_A_CALL: SubmitResult = Object.freeze({ accepted: false });
  * The runtime is lock + dispatch + abort; it knows no tool by name.
  */
 export class ToolCallRuntime<Ctx = unknown> {
-  private readonly lock: SharedExclusiveLock;
+  private readonly lock: SharedExclusiveLock<CallRecord<Ctx>>;
   private readonly context: Ctx;
   private readonly acceptedCallIds = new Set<string>();
-  /** Calls whose handler may still run: abort fans out to them from one place. */
-  private readonly running = new Set<CallRecord<Ctx>>();
-  private pending: CallRecord<Ctx>[] = [];
+  /** Calls whose handler may still run, queued ones included: abort fans out to them from one place. */
+  private readonly running = new RunningCalls<CallRecord<Ctx>>();
+  private readonly pending: CallRecord<Ctx>[] = [];
+  /** Calls in `pending` not settled yet: the waiting drain is answered once, when none is left. */
+  private unsettled = 0;
+  /** The waiting drain: its promise and how to settle it (fields, not a waiter object per drain). */
+  private draining: Promise<ToolCallOutcome[]> | undefined;
+  private resolveDrain: ((outcomes: ToolCallOutcome[]) => void) | undefined;
+  private rejectDrain: ((err: unknown) => void) | undefined;
   private abortReason: string | undefined;
   private fatal: { callId: string; message: string; reported: boolean } | undefined;
   private readonly deadlines: CallDeadlines<Ctx>;
-  /** What a call may ask of its runtime: a person answered "abort", so answer it and end the turn. */
-  private readonly callOwner = {
-    abortTurnFrom: (record: CallRecord<Ctx>, text: string): void => {
+  /** What a call reports to its runtime: its dispatch's result, or a person's "abort". */
+  private readonly callOwner: CallOwner<Ctx> = {
+    abortTurnFrom: (record, text) => {
       this.answer(record, text, false);
       this.abort(texts.abortedByUser);
+    },
+    dispatched: (record, result) => {
+      try {
+        this.finish(record, result.item, result.success, false, result.timing, this.endOf(record, result));
+      } catch (err) {
+        this.finishWithError(record, err);
+      }
+      this.end(record);
+    },
+    dispatchFailed: (record, err) => {
+      this.finishWithError(record, err);
+      this.end(record);
     },
   };
 
@@ -84,13 +103,16 @@ export class ToolCallRuntime<Ctx = unknown> {
     if (!Number.isInteger(max) || max < 1 || max > 256) {
       throw new RangeError(`maxConcurrency must be an integer in 1..256, got ${String(max)}`);
     }
-    this.lock = new SharedExclusiveLock(max);
+    // A queued call's turn: the lock calls back, and dispatch starts right there (no promise per waiter).
+    this.lock = new SharedExclusiveLock<CallRecord<Ctx>>(max, (record) => {
+      this.begin(record);
+    });
     this.context = opts.context as Ctx;
     this.deadlines = new CallDeadlines<Ctx>(
       {
         turn,
-        running: () => this.running,
-        specTimeoutMs: (toolName) => router.toolTimeoutMs(toolName),
+        // A copy: expiring a call runs listeners, which may abort and so change the list.
+        running: () => [...this.running],
         answer: (record, text) => {
           this.answer(record, text, false);
         },
@@ -145,7 +167,7 @@ export class ToolCallRuntime<Ctx = unknown> {
     }
 
     if (!(built instanceof ToolCallFailure)) {
-      this.pending.push(this.start(built, submittedAt));
+      this.track(this.start(built, submittedAt));
       return { accepted: true, callId };
     }
     // A known call id, but the item could not become a call: answer it with the error (or, once
@@ -160,7 +182,7 @@ export class ToolCallRuntime<Ctx = unknown> {
       this.context,
       this.callOwner,
     );
-    this.pending.push(record);
+    this.track(record);
     const reason = messageOf(built.error);
     if (this.aborted) this.settleAborted(record);
     else this.answer(record, reason, false);
@@ -174,19 +196,49 @@ export class ToolCallRuntime<Ctx = unknown> {
     return outcome;
   }
 
-  async drain(): Promise<ResponseInputItem[]> {
-    return (await this.drainOutcomes()).map((o) => o.item);
+  drain(): Promise<ResponseInputItem[]> {
+    return this.drainOutcomes().then((outcomes) => outcomes.map((o) => o.item));
   }
 
   /** Outcomes of every call submitted since the last drain, in submission order. */
-  async drainOutcomes(): Promise<ToolCallOutcome[]> {
-    const outcomes: ToolCallOutcome[] = [];
-    while (this.pending.length > 0) {
-      const batch = this.pending;
-      this.pending = [];
-      // Settled calls are read directly: an await per call costs more than the call itself.
-      for (const record of batch) outcomes.push(record.result ?? (await record.outcome));
+  drainOutcomes(): Promise<ToolCallOutcome[]> {
+    // A drain called while another waits drains after it: what was submitted since.
+    if (this.draining) {
+      const next = (): Promise<ToolCallOutcome[]> => this.drainOutcomes();
+      return this.draining.then(next, next);
     }
+    // One wake per drain, not an await per call: the last pending call to settle answers it from
+    // its own callback (calls submitted meanwhile are waited for too). A fatal error rejects.
+    const drained = new Promise<ToolCallOutcome[]>((resolve, reject) => {
+      if (this.unsettled === 0) {
+        resolve(this.takeOutcomes());
+        return;
+      }
+      this.resolveDrain = resolve;
+      this.rejectDrain = reject;
+    });
+    if (this.resolveDrain) this.draining = drained;
+    return drained;
+  }
+
+  /** Every pending call has settled: the waiting drain, if any, takes their outcomes. */
+  private answerDrain(): void {
+    const resolve = this.resolveDrain;
+    const reject = this.rejectDrain;
+    if (!resolve || !reject) return;
+    this.draining = this.resolveDrain = this.rejectDrain = undefined;
+    try {
+      resolve(this.takeOutcomes());
+    } catch (err) {
+      reject(err);
+    }
+  }
+
+  private takeOutcomes(): ToolCallOutcome[] {
+    // `splice` rather than a fresh `[]` per drain: V8 may pretenure an array literal that long
+    // batches kept alive, and then every dead pending array, tenured, keeps its calls' objects
+    // alive through young collections (sequential submit + drain ran 2× slower in such a process).
+    const outcomes = this.pending.splice(0).map(settledOutcome);
     this.reportFatal(outcomes);
     return outcomes;
   }
@@ -216,6 +268,14 @@ export class ToolCallRuntime<Ctx = unknown> {
     return callId === "" ? { accepted: false, reason } : { accepted: false, callId, reason };
   }
 
+  /** Adds an accepted call to the next drain (counted until it settles). */
+  private track(record: CallRecord<Ctx>): void {
+    this.pending.push(record);
+    if (record.settled) return;
+    record.awaitedByDrain = true;
+    this.unsettled++;
+  }
+
   private start(call: ToolCall, submittedAt: number, callSignal?: AbortSignal): CallRecord<Ctx> {
     const record = new CallRecord<Ctx>(
       call.callId,
@@ -232,9 +292,10 @@ export class ToolCallRuntime<Ctx = unknown> {
       this.settleAborted(record);
       return record;
     }
-    let parallel = false;
     try {
-      parallel = this.router.callSupportsParallel(call);
+      // Resolved once: the lock mode, dispatch and the deadline all read this entry.
+      record.tool = this.router.toolFor(call);
+      record.exclusive = !this.router.callSupportsParallel(call, record.tool);
     } catch (err) {
       this.turn.logger.warn(
         { err: errorText(err), callId: call.callId },
@@ -249,43 +310,65 @@ export class ToolCallRuntime<Ctx = unknown> {
       },
       { once: true },
     );
-    void this.run(record, call, parallel);
+    // Requested synchronously, so queue order is call order.
+    const ticket = this.lock.request(record);
+    if (ticket !== GRANTED) {
+      record.ticket = ticket;
+      return record;
+    }
+    record.lockGrantedAt = submittedAt;
+    this.begin(record);
     return record;
   }
 
   /**
-   * Requests the lock synchronously (so queue order is call order), then dispatches holding it.
-   * Never rejects: whatever escapes dispatch still answers the call (invariant 9).
+   * The call holds its slot: dispatch it; the record hears the result (`callOwner`) and the slot
+   * is released there. Never throws (the lock calls it), and whatever escapes dispatch still
+   * answers the call (invariant 9).
    */
-  private async run(record: CallRecord<Ctx>, call: ToolCall, parallel: boolean): Promise<void> {
-    record.release = this.lock.tryAcquire(!parallel) ?? undefined;
-    try {
-      if (record.release) {
-        record.lockGrantedAt = record.submittedAt;
-      } else {
-        record.release = await this.lock.acquire(!parallel);
-        record.lockGrantedAt = now();
-      }
-      // Aborted while queued: it never starts, and its turn in the queue ends here.
-      if (record.settled || record.aborted) return;
-      this.deadlines.start(record);
-      const result = await this.router.dispatch(call, record);
-      this.finish(record, result.item, result.success, false, result.timing);
-    } catch (err) {
-      this.finishWithError(record, err);
-    } finally {
-      // The slot is released only when the handler has settled, aborted or not (unless it
-      // was released as leaked after its deadline).
-      this.running.delete(record);
-      this.deadlines.end(record);
-      this.releaseSlot(record);
+  private begin(record: CallRecord<Ctx>): void {
+    record.ticket = GRANTED;
+    record.holdsSlot = true;
+    // Aborted while queued, or the runtime was aborted while the lock granted it: it never starts.
+    if (record.settled || record.aborted || this.aborted) {
+      this.end(record);
+      return;
     }
+    // One clock read per start: the grant (the submit, when granted at once) is also the
+    // handler's start when nothing waits before it.
+    const grantedAt = (record.lockGrantedAt ??= now());
+    // Before dispatch: an unknown tool or invalid arguments are answered (and end) within it.
+    this.deadlines.start(record, grantedAt);
+    this.router.dispatchTo(record.call as ToolCall, record, record, record.tool, grantedAt);
+  }
+
+  /**
+   * When the call ended: the handler's end as dispatch measured it (after bounding the output),
+   * unless PostToolUse hooks ran after that or the handler never started.
+   */
+  private endOf(record: CallRecord<Ctx>, result: DispatchResult): number {
+    return record.startedAt !== undefined && this.turn.hooks === undefined
+      ? record.startedAt + result.timing.handlerMs
+      : now();
+  }
+
+  /**
+   * The handler has settled (aborted or not): its slot goes back, unless it was already released
+   * as leaked after its deadline.
+   */
+  private end(record: CallRecord<Ctx>): void {
+    // Only an abort reads it (for `abortedOutput`), and the call is answered now: while the turn
+    // lasts, a finished call holds its outcome and no more.
+    record.invocation = undefined;
+    this.running.delete(record);
+    this.deadlines.end(record);
+    this.releaseSlot(record);
   }
 
   private releaseSlot(record: CallRecord<Ctx>): void {
-    const release = record.release;
-    record.release = undefined;
-    release?.();
+    if (!record.holdsSlot) return;
+    record.holdsSlot = false;
+    this.lock.release(record.exclusive);
   }
 
   /** A fatal error ends the turn; anything else answers `tool {name} failed: ...`. Never throws. */
@@ -303,10 +386,17 @@ export class ToolCallRuntime<Ctx = unknown> {
     this.answer(record, texts.toolFailed(record.toolName, message), false);
   }
 
-  /** Answers the call with its aborted output, then lets its handler see the signal. */
+  /**
+   * Answers the call with its aborted output, then lets its handler see the signal. A call still
+   * queued leaves the lock's queue now: it will never start.
+   */
   private abortCall(record: CallRecord<Ctx>, reason: string): void {
     this.settleAborted(record);
     record.abortSignal(reason);
+    if (record.ticket !== GRANTED && this.lock.cancel(record.ticket)) {
+      record.ticket = GRANTED;
+      this.running.delete(record);
+    }
   }
 
   private settleAborted(record: CallRecord<Ctx>): void {
@@ -315,7 +405,7 @@ export class ToolCallRuntime<Ctx = unknown> {
     const fatal = this.fatal;
     let text: string;
     if (fatal && fatal.callId !== record.callId) text = texts.abortedTurnEnded(elapsedMs, fatal.message);
-    else if (record.call) text = this.router.abortedText(record.call, record.invocation, elapsedMs);
+    else if (record.call) text = this.router.abortedText(record.call, record.invocation, elapsedMs, record.tool);
     else text = texts.abortedAfter(elapsedMs);
     this.answer(record, text, true);
   }
@@ -331,13 +421,17 @@ export class ToolCallRuntime<Ctx = unknown> {
     item: ResponseInputItem,
     success: boolean,
     aborted: boolean,
-    timing?: { gateWaitMs: number; handlerMs: number },
+    timing?: DispatchResult["timing"],
+    end?: number,
   ): void {
-    const outcome = record.settle(item, success, aborted, timing);
+    const outcome = record.settle(item, success, aborted, timing, end);
     if (!outcome) return;
+    if (record.awaitedByDrain && --this.unsettled === 0) this.answerDrain();
     const { callId, toolName } = outcome;
     this.turn.logger.debug({ callId, toolName, success, aborted, timing: outcome.timing }, "tool call finished");
-    emitEvent(this.turn, { type: "tool_call_end", callId, toolName, success, aborted, timing: outcome.timing });
+    // The event object is built only when someone listens.
+    if (this.turn.onEvent)
+      emitEvent(this.turn, { type: "tool_call_end", callId, toolName, success, aborted, timing: outcome.timing });
   }
 
   /** Throws the turn's fatal error once, when the fatal call is among `outcomes`. */
@@ -357,6 +451,11 @@ function positive(name: string, value: number | undefined, fallback: number): nu
   if (!Number.isFinite(value) || value <= 0)
     throw new RangeError(`${name} must be a positive number, got ${String(value)}`);
   return value;
+}
+
+/** Drain reads outcomes once every call in its batch has settled. */
+function settledOutcome<Ctx>(record: CallRecord<Ctx>): ToolCallOutcome {
+  return record.result as ToolCallOutcome;
 }
 
 function messageOf(err: FunctionCallError): string {

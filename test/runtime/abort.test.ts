@@ -190,6 +190,55 @@ describe("abort", () => {
     expect(warnings.filter((w) => w.name === "MaxListenersExceededWarning")).toEqual([]);
   });
 
+  it("a call aborted while queued leaves the queue at once: the calls it blocked start beside the running one", async () => {
+    const obs = new Observer();
+    const reader = new ControlledHandler(obs);
+    const writer = new ControlledHandler(obs);
+    const { runtime, router } = makeRuntime([
+      { name: "read", handler: reader, parallel: true },
+      { name: "write", handler: writer, parallel: false },
+    ]);
+    runtime.submit(fc("r1", "read"));
+    await waitFor(() => obs.started.has("r1"), "r1");
+    const ctl = new AbortController();
+    const w = runtime.handleToolCall(router.buildToolCall(fc("w", "write"))!, ctl.signal);
+    runtime.submit(fc("r2", "read"));
+    await flush(5);
+    expect(obs.started.has("r2")).toBe(false); // queued behind the writer
+    ctl.abort();
+    expect((await w).aborted).toBe(true);
+    // r1 still runs: r2 can only start now because the aborted writer no longer holds its place.
+    await waitFor(() => obs.started.has("r2"), "r2 beside r1");
+    expect(obs.overlapAtStart.get("r2")).toEqual(["r1"]);
+    reader.release("r1");
+    reader.release("r2");
+    expect((await runtime.drain()).map(text)).toEqual(["done r1", "done r2"]);
+    expect(obs.started.has("w")).toBe(false);
+  });
+
+  it("abort drops a deep queue: every queued call is answered while the exclusive call ahead still runs", async () => {
+    const obs = new Observer();
+    const writer = new ControlledHandler(obs);
+    const reader = new ControlledHandler(obs);
+    const { runtime, events } = makeRuntime([
+      { name: "write", handler: writer, parallel: false },
+      { name: "read", handler: reader, parallel: true },
+    ]);
+    runtime.submit(fc("w", "write"));
+    for (let i = 0; i < 5000; i++) runtime.submit(fc(`r${i}`, "read"));
+    await waitFor(() => obs.started.has("w"), "writer");
+    runtime.abort();
+    const outcomes = await settledBeforeNextTask(runtime.drainOutcomes());
+    expect(outcomes).not.toBe("pending");
+    if (outcomes === "pending") return;
+    expect(outcomes).toHaveLength(5001);
+    expect(outcomes.every((o) => o.aborted)).toBe(true);
+    writer.release("w");
+    await flush(10);
+    expect([...obs.started]).toEqual(["w"]);
+    expect(events.filter((e) => e.type === "tool_call_begin")).toHaveLength(1);
+  });
+
   it("a per-call signal aborts only its own call", async () => {
     const obs = new Observer();
     const h = new ControlledHandler(obs);
