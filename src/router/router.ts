@@ -25,7 +25,7 @@ import {
   type ToolInvocation,
   type ToolRegistry,
 } from "../registry/index.js";
-import { truncateBody, type SpillStore, type TurnContext } from "../turn/index.js";
+import { overBudget, truncateBody, truncateBodySpilling, type SpillStore, type TurnContext } from "../turn/index.js";
 import { policyStage, postToolUse } from "./policyStage.js";
 import { errorText, now } from "../util/index.js";
 import { buildCall, ToolCallFailure, type BuiltToolCall } from "./buildToolCall.js";
@@ -72,6 +72,7 @@ export class ToolRouter<Ctx = unknown> {
   /** MCP tools shadowed by a registered tool of the same name, each reported once. */
   private readonly shadowed = new Set<string>();
   private readonly closers: ReadonlyArray<() => Promise<void>>;
+  private readonly spill: SpillStore | undefined;
   private closing: Promise<void> | undefined;
 
   constructor(
@@ -83,6 +84,7 @@ export class ToolRouter<Ctx = unknown> {
     this.validators = new SchemaValidatorCache(opts.logger);
     this.logger = opts.logger;
     this.closers = opts.closers ?? [];
+    this.spill = opts.spill;
   }
 
   /**
@@ -254,7 +256,7 @@ export class ToolRouter<Ctx = unknown> {
     tool?: RegisteredTool<Ctx>,
     dispatchedAt?: number,
   ): void {
-    const dispatch = new CallDispatch(call, opts, sink, dispatchedAt);
+    const dispatch = new CallDispatch(call, opts, sink, dispatchedAt, this.spill);
     let resolved: RegisteredTool<Ctx> | undefined;
     try {
       resolved = tool ?? this.toolFor(call);
@@ -288,6 +290,8 @@ class CallDispatch<Ctx> {
     private readonly sink: DispatchSink,
     /** The caller's clock reading when it dispatched: the handler's start unless something waits first. */
     private readonly dispatchedAt: number | undefined,
+    /** `ToolsConfig.spillDir`: a text answer cut to the budget is kept whole there first. */
+    private readonly spill: SpillStore | undefined,
   ) {}
 
   run(tool: RegisteredTool<Ctx>): void {
@@ -389,6 +393,22 @@ class CallDispatch<Ctx> {
           (after) => {
             if (typeof after === "string") this.answer(after);
             else this.answerBody(after);
+          },
+          (err: unknown) => {
+            this.failed(err);
+          },
+        );
+        return;
+      } else if (
+        this.spill &&
+        body.bounded !== true &&
+        typeof body.body === "string" &&
+        overBudget(body.body, turn.truncationPolicy)
+      ) {
+        // Only an output that will be cut pays for the file.
+        truncateBodySpilling(body.body, turn.truncationPolicy, this.spill, call.callId).then(
+          (cut) => {
+            this.answerBody({ ...body, body: cut, bounded: true });
           },
           (err: unknown) => {
             this.failed(err);

@@ -46,7 +46,11 @@ export class SpillStore {
   open(callId: string, start: Buffer): SpillWriter {
     const file = this.fileFor(callId);
     const stream = createWriteStream(file, { mode: 0o600 });
-    const failed = new Promise<void>((resolve) => stream.once("error", () => { resolve(); }));
+    const failed = new Promise<void>((resolve) =>
+      stream.once("error", () => {
+        resolve();
+      }),
+    );
     stream.write(start);
     return {
       path: file,

@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { readdir, stat } from "node:fs/promises";
+import { readdir, readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createToolRouter } from "../../../src/index.js";
@@ -46,5 +46,20 @@ describe("spillDir: cut outputs are kept whole", () => {
     await expect(createToolRouter({ spillDir: "" })).rejects.toThrow(
       'ToolsConfig.spillDir must be a non-empty path, got ""',
     );
+  });
+});
+
+describe("spillDir for every tool's text output", () => {
+  it("keeps a read_file answer the model sees cut, and pages it back", async () => {
+    const spillDir = join(dir, "spill");
+    const router = await createToolRouter({ spillDir });
+    const big = join(dir, "big.txt");
+    await writeFile(big, Array.from({ length: 3000 }, (_, i) => `row ${i + 1}`).join("\n"));
+    const out = await callRouter(router, "read_file", { file_path: big }, { cwd: dir });
+    const file = spilledPath(out.text);
+    expect(file, out.text.slice(0, 300)).toBeDefined();
+    expect(await readFile(file!, "utf8")).toContain("L1500: row 1500\n");
+    await router.close();
+    expect(existsSync(file!)).toBe(false);
   });
 });
