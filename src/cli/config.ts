@@ -57,6 +57,7 @@ const TOOL_KEYS = [
   "exec_timeout_ms",
   "max_exec_sessions",
   "skills",
+  "spill_dir",
 ] as const;
 const RUNTIME_KEYS = ["max_concurrency", "truncation", "exec_timeout_ms"] as const;
 const MAX_TIMEOUT_MS = 24 * 3600 * 1000;
@@ -89,8 +90,11 @@ function parseTools(s: Section): ToolsConfig {
   const sessions = s.integer("max_exec_sessions", 1, 1024);
   if (sessions !== undefined) tools.maxExecSessions = sessions;
   // Relative to the config file, as the sandbox's roots are.
+  const base = path.dirname(path.resolve(s.file));
   const skills = s.stringArray("skills", { nonEmpty: true });
-  if (skills !== undefined) tools.skills = skills.map((p) => path.resolve(path.dirname(path.resolve(s.file)), p));
+  if (skills !== undefined) tools.skills = skills.map((p) => path.resolve(base, p));
+  const spillDir = s.string("spill_dir");
+  if (spillDir !== undefined) tools.spillDir = path.resolve(base, spillDir);
   return tools;
 }
 

@@ -56,6 +56,14 @@ export class Section {
     return v;
   }
 
+  /** A non-empty string. */
+  string(key: string): string | undefined {
+    const v = this.table[key];
+    if (v === undefined) return undefined;
+    if (typeof v !== "string" || v === "") this.fail(key, "a non-empty string");
+    return v;
+  }
+
   integer(key: string, min: number, max: number): number | undefined {
     const v = this.table[key];
     if (v === undefined) return undefined;

@@ -55,9 +55,14 @@ describe("skills", () => {
     await expect(createToolRouter({ skills: [a, b] })).rejects.toThrow(`two skills are named same: ${a} and ${b}`);
   });
 
-  it("reads [tools] skills in toolcall.toml relative to the file", async () => {
-    const config = await loadConfigText(dir, "conf/toolcall.toml", '[tools]\nskills = ["../skills"]\n');
+  it("reads [tools] skills and spill_dir in toolcall.toml relative to the file", async () => {
+    const config = await loadConfigText(
+      dir,
+      "conf/toolcall.toml",
+      '[tools]\nskills = ["../skills"]\nspill_dir = "out"\n',
+    );
     expect(config.tools.skills).toEqual([join(dir, "skills")]);
+    expect(config.tools.spillDir).toBe(join(dir, "conf", "out"));
   });
 
   it("makes a bad skills root a config error of the command (exit 2)", async () => {
