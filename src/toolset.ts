@@ -7,6 +7,7 @@ import type { Logger } from "pino";
 import { specName } from "./protocol/index.js";
 import {
   FileReadLedger,
+  ToolActivation,
   ToolRegistryBuilder,
   type DynamicToolSpec,
   type McpToolSource,
@@ -26,6 +27,8 @@ import { mcpResourceToolsFactory } from "./handlers/mcp_resources/index.js";
 import { readFileToolFactory, type ReadFileToolConfig } from "./handlers/read_file/index.js";
 import { shellToolFactory, type ShellToolConfig } from "./handlers/shell/index.js";
 import { skillToolFactory, type SkillToolConfig } from "./handlers/skill/index.js";
+import { resetToolsFactory, type ResetToolsConfig } from "./handlers/reset_tools/index.js";
+import { toolSearchFactory, type ToolSearchConfig } from "./handlers/tool_search/index.js";
 import { unifiedExecToolFactory, type UnifiedExecToolConfig } from "./handlers/exec_command/index.js";
 import { testSyncToolFactory, type TestSyncToolConfig } from "./handlers/test_sync_tool/index.js";
 import { updatePlanToolFactory, type UpdatePlanToolConfig } from "./handlers/update_plan/index.js";
@@ -37,6 +40,8 @@ export interface ToolsConfig
   extends
     ShellToolConfig,
     SkillToolConfig,
+    ResetToolsConfig,
+    ToolSearchConfig,
     UnifiedExecToolConfig,
     ApplyPatchToolConfig,
     EditFileToolConfig,
@@ -70,6 +75,8 @@ const BUILTIN_FACTORIES: ReadonlyArray<ToolFactory<ToolsConfig>> = [
   viewImageToolFactory,
   updatePlanToolFactory,
   skillToolFactory,
+  resetToolsFactory,
+  toolSearchFactory,
   mcpResourceToolsFactory,
   dynamicToolsFactory,
   testSyncToolFactory,
@@ -99,6 +106,9 @@ export async function createToolRouter<Ctx = unknown>(
   if (opts.mcp) ctx.mcp = opts.mcp;
   const builder = new ToolRegistryBuilder<Ctx>(opts.logger ? { logger: opts.logger } : {});
   const closers = new Set<() => Promise<void>>();
+  if ((config.groups && Object.keys(config.groups).length > 0) || config.deferTools === true) {
+    ctx.activation = new ToolActivation(config.groups ?? {}, config.deferTools === true);
+  }
   if (config.spillDir !== undefined) {
     if (typeof config.spillDir !== "string" || config.spillDir === "")
       throw new TypeError(`ToolsConfig.spillDir must be a non-empty path, got ${JSON.stringify(config.spillDir)}`);
@@ -125,5 +135,6 @@ export async function createToolRouter<Ctx = unknown>(
     ...(opts.logger && { logger: opts.logger }),
     closers: [...closers],
     ...(ctx.spill && { spill: ctx.spill }),
+    ...(ctx.activation && { activation: ctx.activation }),
   });
 }

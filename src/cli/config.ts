@@ -58,6 +58,8 @@ const TOOL_KEYS = [
   "max_exec_sessions",
   "skills",
   "spill_dir",
+  "defer_tools",
+  "groups",
 ] as const;
 const RUNTIME_KEYS = ["max_concurrency", "truncation", "exec_timeout_ms"] as const;
 const MAX_TIMEOUT_MS = 24 * 3600 * 1000;
@@ -80,6 +82,7 @@ function parseTools(s: Section): ToolsConfig {
     ["update_plan", "updatePlan"],
     ["test_sync_tool", "testSyncTool"],
     ["shell_non_safe_exclusive", "shellNonSafeExclusive"],
+    ["defer_tools", "deferTools"],
   ] as const;
   for (const [key, prop] of flags) {
     const v = s.boolean(key);
@@ -95,6 +98,22 @@ function parseTools(s: Section): ToolsConfig {
   if (skills !== undefined) tools.skills = skills.map((p) => path.resolve(base, p));
   const spillDir = s.string("spill_dir");
   if (spillDir !== undefined) tools.spillDir = path.resolve(base, spillDir);
+  const groups = s.subTable("groups");
+  if (groups) {
+    tools.groups = {};
+    for (const name of groups.keys()) {
+      const g = groups.subTable(name) ?? groups.fail(name, "a table with tools, description, instructions");
+      g.rejectUnknown(["tools", "description", "instructions"]);
+      const list = g.stringArray("tools", { nonEmpty: true }) ?? g.fail("tools", "a list of tool names");
+      const description = g.string("description");
+      const instructions = g.string("instructions");
+      tools.groups[name] = {
+        tools: list,
+        ...(description !== undefined && { description }),
+        ...(instructions !== undefined && { instructions }),
+      };
+    }
+  }
   return tools;
 }
 

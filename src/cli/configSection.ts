@@ -101,6 +101,11 @@ export class Section {
     return out;
   }
 
+  /** The section's own keys. */
+  keys(): string[] {
+    return Object.keys(this.table);
+  }
+
   subTable(key: string): Section | undefined {
     const v = this.table[key];
     if (v === undefined) return undefined;

@@ -38,6 +38,9 @@ export const texts = {
       : `Tool call blocked by PreToolUse hook: ${reason}. Tool: ${tool}`,
   postToolUseBlocked: (reason: string | undefined): string => reason || "PostToolUse hook blocked the tool result",
   deadline: (tool: string, ms: number): string => `tool ${tool} timed out after ${formatSeconds(ms)}s`,
+  /** Tool groups and tool search (DESIGN section 15). */
+  toolInactive: (name: string): string => `tool ${name} is not active; activate its group with reset_tools`,
+  toolDeferred: (name: string): string => `tool ${name} is not active; find it with tool_search first`,
   /** The sandbox (DESIGN section 12). */
   sandboxUnavailable: "sandbox unavailable: bubblewrap (bwrap) is not installed; install it or use danger-full-access",
   outsideWritableRoots: (path: string): string => `denied by sandbox: ${path} is outside the writable roots`,

@@ -1,5 +1,6 @@
 import type { JsonSchema, ToolSpec } from "../protocol/index.js";
 import type { SpillStore } from "../turn/index.js";
+import type { ToolActivation } from "./activation.js";
 import type { FileReadLedger } from "./fileReads.js";
 import type { ToolHandler } from "./handler.js";
 import type { McpToolSource } from "./mcpSource.js";
@@ -27,6 +28,8 @@ export interface DynamicToolSpec {
 
 /** What a factory may look at besides its own parameters. */
 export interface ToolFactoryContext {
+  /** Tool groups and deferred tools (`ToolsConfig.groups`, `deferTools`): what is offered now. */
+  activation?: ToolActivation;
   /** `ToolsConfig.spillDir`: where cut outputs are kept whole for the session. */
   spill?: SpillStore;
   mcp?: McpToolSource;

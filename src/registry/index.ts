@@ -6,3 +6,4 @@ export * from "./mcpSource.js";
 export * from "./factory.js";
 export * from "./middleware.js";
 export * from "./fileReads.js";
+export * from "./activation.js";

@@ -22,6 +22,7 @@ import {
   type McpToolRef,
   type McpToolSource,
   type RegisteredTool,
+  type ToolActivation,
   type ToolInvocation,
   type ToolRegistry,
 } from "../registry/index.js";
@@ -73,18 +74,26 @@ export class ToolRouter<Ctx = unknown> {
   private readonly shadowed = new Set<string>();
   private readonly closers: ReadonlyArray<() => Promise<void>>;
   private readonly spill: SpillStore | undefined;
+  /** Tool groups and deferred tools: what is offered and callable now. */
+  private readonly activation: ToolActivation | undefined;
   private closing: Promise<void> | undefined;
 
   constructor(
     private readonly registry: ToolRegistry<Ctx>,
     private readonly configuredSpecs: ConfiguredToolSpec[],
     private readonly mcp?: McpToolSource,
-    opts: { logger?: Logger; closers?: ReadonlyArray<() => Promise<void>>; spill?: SpillStore } = {},
+    opts: {
+      logger?: Logger;
+      closers?: ReadonlyArray<() => Promise<void>>;
+      spill?: SpillStore;
+      activation?: ToolActivation;
+    } = {},
   ) {
     this.validators = new SchemaValidatorCache(opts.logger);
     this.logger = opts.logger;
     this.closers = opts.closers ?? [];
     this.spill = opts.spill;
+    this.activation = opts.activation;
   }
 
   /**
@@ -103,6 +112,14 @@ export class ToolRouter<Ctx = unknown> {
   }
 
   private allSpecs(): ConfiguredToolSpec[] {
+    const all = this.listedSpecs();
+    const activation = this.activation;
+    if (!activation) return all;
+    const registered = new Set(this.configuredSpecs);
+    return all.filter((c) => activation.isActive(specName(c.spec), !registered.has(c)));
+  }
+
+  private listedSpecs(): ConfiguredToolSpec[] {
     if (!this.mcp) return [...this.configuredSpecs];
     const mcpSpecs = this.mcp.configuredSpecs().filter((c) => {
       const name = specName(c.spec);
@@ -264,8 +281,14 @@ export class ToolRouter<Ctx = unknown> {
       dispatch.failed(err);
       return;
     }
-    if (resolved) dispatch.run(resolved);
-    else dispatch.answer(texts.unsupportedCall(call.toolName, call.payload.kind === "custom"));
+    if (!resolved) dispatch.answer(texts.unsupportedCall(call.toolName, call.payload.kind === "custom"));
+    else if (this.activation && !this.activation.isActive(call.toolName, resolved.handler === this.mcp?.handler))
+      dispatch.answer(
+        this.activation.groupFor(call.toolName) === undefined
+          ? texts.toolDeferred(call.toolName)
+          : texts.toolInactive(call.toolName),
+      );
+    else dispatch.run(resolved);
   }
 
   /** `dispatch(...).item`. */

@@ -65,6 +65,19 @@ describe("skills", () => {
     expect(config.tools.spillDir).toBe(join(dir, "conf", "out"));
   });
 
+  it("reads [tools.groups.NAME] and defer_tools, and names a group without tools", async () => {
+    const text =
+      '[tools]\ndefer_tools = true\n[tools.groups.files]\ntools = ["read_file"]\ninstructions = "Read first."\n';
+    const config = await loadConfigText(dir, "toolcall.toml", text);
+    expect(config.tools).toMatchObject({
+      deferTools: true,
+      groups: { files: { tools: ["read_file"], instructions: "Read first." } },
+    });
+    await expect(loadConfigText(dir, "bad.toml", '[tools.groups.files]\ndescription = "x"\n')).rejects.toThrow(
+      "tools.groups.files.tools: expected a list of tool names",
+    );
+  });
+
   it("makes a bad skills root a config error of the command (exit 2)", async () => {
     await writeFile(join(dir, "toolcall.toml"), '[tools]\nskills = ["nope"]\n');
     const result = await runCli(["tools"], { cwd: dir });
