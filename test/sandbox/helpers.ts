@@ -52,6 +52,7 @@ export function describeSandbox(name: string, body: () => void): void {
       body();
     });
   } else {
+    // Outside CI only, on a machine without working bubblewrap; the suite name says why.
     describe.skip(`${name} [skipped: ${BWRAP_PROBLEM}]`, body);
   }
 }

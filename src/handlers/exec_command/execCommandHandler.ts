@@ -7,6 +7,7 @@ import {
   applyPatchCommandSubject,
   interceptApplyPatch,
   isKnownSafeCommand,
+  MENTIONS_APPLY_PATCH,
   plainCommands,
   resolveWorkdir,
   userShell,
@@ -49,7 +50,7 @@ export class ExecCommandHandler implements ToolHandler {
 
   /** apply_patch run as a command is exclusive, as the apply_patch tool is. */
   supportsParallel(call: ToolCall): boolean {
-    if (call.payload.kind !== "function" || !/apply_?patch/.test(call.payload.arguments)) return true;
+    if (call.payload.kind !== "function" || !MENTIONS_APPLY_PATCH.test(call.payload.arguments)) return true;
     try {
       return applyPatchCommandSubject(argvOf(JSON.parse(call.payload.arguments) as ExecCommandArgs)) === undefined;
     } catch {

@@ -47,7 +47,7 @@ function knownSafe(req: ExecRequest): boolean {
 }
 
 /** A function call's arguments that may name apply_patch (checked before parsing them). */
-const MENTIONS_APPLY_PATCH = /apply_?patch/;
+export const MENTIONS_APPLY_PATCH = /apply_?patch/;
 
 /** Sized so that the capture holds what the policy shows of the head and tail, plus a char. */
 export function captureFor(policy: TruncationPolicy): HeadTailBuffer {

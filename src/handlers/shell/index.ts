@@ -48,7 +48,13 @@ export function shellToolFactory(config: ShellToolConfig, ctx?: ToolFactoryConte
 
 export { ShellHandler, type ShellArgs } from "./shellHandler.js";
 export { ShellCommandHandler, userShell, type ShellCommandArgs } from "./shellCommandHandler.js";
-export { ExecHandler, MAX_CAPTURE_SIDE_BYTES, type ExecRequest, type ExecHandlerOptions } from "./execHandler.js";
+export {
+  ExecHandler,
+  MAX_CAPTURE_SIDE_BYTES,
+  MENTIONS_APPLY_PATCH,
+  type ExecRequest,
+  type ExecHandlerOptions,
+} from "./execHandler.js";
 export { SHELL_SPEC, SHELL_COMMAND_SPEC } from "./definition.js";
 export { resolveWorkdir } from "./exec.js";
 export { interceptApplyPatch, interceptedApplyPatch, applyPatchCommandSubject } from "./applyPatchCommand.js";

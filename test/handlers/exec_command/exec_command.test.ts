@@ -110,6 +110,7 @@ describe("exec_command", () => {
     expect(ended.exit).toBe(0);
   });
 
+  // Skipped only where the system has no python3; the cat session above covers the PTY itself.
   it.skipIf(!existsSync("/usr/bin/python3"))("drives a python3 REPL", async () => {
     const first = parse(
       (await call("exec_command", { cmd: "python3 -q -i", login: false, tty: true, yield_time_ms: 1_500 })).text,
