@@ -37,6 +37,7 @@ describe("README examples", () => {
       "apply_patch",
       "dynamic",
       "embed",
+      "groups",
       "hooks",
       "middleware",
       "permissions",
@@ -89,6 +90,20 @@ describe("README examples", () => {
       expect(existsSync(join(homedir(), "toolcall-example.txt"))).toBe(false);
     },
   );
+
+  it("the groups example hides a group's tools until reset_tools activates it", async () => {
+    const out = await runExample((await readmeExamples()).get("groups")!);
+    expect(out.split("\n")).toEqual([
+      "apply_patch read_file view_image update_plan reset_tools",
+      "tool list_dir is not active; activate its group with reset_tools",
+      "Active tool groups: explore.",
+      "",
+      "## explore",
+      "List before you grep; grep before you read whole files.",
+      "apply_patch read_file list_dir grep_files view_image update_plan reset_tools",
+      "",
+    ]);
+  });
 
   it("the dynamic tool example is answered from onEvent", async () => {
     const out = JSON.parse(await runExample((await readmeExamples()).get("dynamic")!)) as unknown;

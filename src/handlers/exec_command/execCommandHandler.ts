@@ -12,7 +12,7 @@ import {
   resolveWorkdir,
   userShell,
 } from "../shell/index.js";
-import { clampYield, formatUnifiedExec } from "./format.js";
+import { chunkBudget, clampYield, formatUnifiedExec } from "./format.js";
 import type { ExecSessionManager } from "./manager.js";
 
 /** Arguments of an `exec_command` call (validated against `EXEC_COMMAND_SPEC`). */
@@ -114,7 +114,11 @@ export class ExecCommandHandler implements ToolHandler {
       let chunk;
       try {
         chunk = await session.serialize(() =>
-          session.read(clampYield(args.yield_time_ms ?? DEFAULT_YIELD_MS), inv.signal),
+          session.read(
+            clampYield(args.yield_time_ms ?? DEFAULT_YIELD_MS),
+            inv.signal,
+            chunkBudget(args.max_output_tokens, turn.truncationPolicy),
+          ),
         );
       } catch (err) {
         // Only a call that returned a session id leaves its process running.

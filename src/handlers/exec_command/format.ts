@@ -20,8 +20,8 @@ export function formatUnifiedExec(
   },
 ): string {
   const tokens = opts.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS;
-  const budget = Math.min(tokens * 4, budgetBytes(opts.policy));
-  const { text } = boundCaptured("", chunk.output, { mode: "tokens", limit: tokens }, budget);
+  const budget = chunkBudget(opts.maxOutputTokens, opts.policy);
+  const { text } = boundCaptured("", chunk.output, { mode: "tokens", limit: tokens }, budget, chunk.spilled);
   const sections = [
     `Chunk ID: ${randomBytes(3).toString("hex")}`,
     `Wall time: ${(opts.wallMs / 1000).toFixed(4)} seconds`,
@@ -31,6 +31,10 @@ export function formatUnifiedExec(
   sections.push(`Original token count: ${Math.ceil(chunk.totalBytes / 4)}`, "Output:", text);
   return sections.join("\n");
 }
+
+/** Bytes of a chunk the model sees: `max_output_tokens` (4 bytes a token) within the turn's budget. */
+export const chunkBudget = (maxOutputTokens: number | undefined, policy: TruncationPolicy): number =>
+  Math.min((maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS) * 4, budgetBytes(policy));
 
 /** Codex's bounds on how long a call waits for output. */
 export const clampYield = (ms: number): number => Math.min(Math.max(ms, 250), 30_000);

@@ -17,7 +17,7 @@ export interface UnifiedExecToolConfig {
  */
 export const unifiedExecToolFactory: ToolFactory<UnifiedExecToolConfig> = (config, ctx) => {
   if (config.shell !== "unified_exec") return [];
-  const sessions = new ExecSessionManager(config.maxExecSessions);
+  const sessions = new ExecSessionManager(config.maxExecSessions, ctx.spill);
   const close = (): Promise<void> => sessions.close();
   return [
     {

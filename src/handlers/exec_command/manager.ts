@@ -1,5 +1,6 @@
 import { ExecSession } from "./session.js";
 import type { SpawnedProcess } from "../../protocol/index.js";
+import type { SpillStore } from "../../turn/index.js";
 
 export const DEFAULT_MAX_EXEC_SESSIONS = 64;
 
@@ -11,7 +12,11 @@ export class ExecSessionManager {
   private readonly sessions = new Map<number, ExecSession>();
   private closed = false;
 
-  constructor(readonly maxSessions = DEFAULT_MAX_EXEC_SESSIONS) {
+  constructor(
+    readonly maxSessions = DEFAULT_MAX_EXEC_SESSIONS,
+    /** `ToolsConfig.spillDir`: chunks the model sees cut are kept whole there. */
+    private readonly spill?: SpillStore,
+  ) {
     if (!Number.isInteger(maxSessions) || maxSessions < 1)
       throw new RangeError(`maxExecSessions must be a positive integer, got ${String(maxSessions)}`);
   }
@@ -33,7 +38,7 @@ export class ExecSessionManager {
     let id: number;
     do id = 1000 + Math.floor(Math.random() * 99_000);
     while (this.sessions.has(id));
-    const session = new ExecSession(id, proc, tty);
+    const session = new ExecSession(id, proc, tty, this.spill);
     this.sessions.set(id, session);
     this.prune();
     return session;

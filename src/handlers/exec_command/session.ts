@@ -1,7 +1,7 @@
 import { constants } from "node:os";
 import type { SpawnedProcess } from "../../protocol/index.js";
-import type { CapturedBytes } from "../../turn/index.js";
-import { HeadTailBuffer } from "../shell/index.js";
+import type { CapturedBytes, SpillStore } from "../../turn/index.js";
+import { HeadTailBuffer, SpillingCapture } from "../shell/index.js";
 
 /** Output not yet returned, per session: at most this much is kept (head and tail halves). */
 const PENDING_SIDE_BYTES = 512 * 1024;
@@ -13,6 +13,8 @@ export interface SessionChunk {
   totalBytes: number;
   /** Set once the process has exited. */
   exitCode: number | undefined;
+  /** The file holding the whole chunk when the model sees it cut (`spillDir`). */
+  spilled?: string;
 }
 
 /** The exit code; 128 + the signal number when a signal ended it. */
@@ -25,6 +27,8 @@ const exitCodeOf = ({ code, signal }: { code: number | null; signal: NodeJS.Sign
  */
 export class ExecSession {
   private pending = new HeadTailBuffer(PENDING_SIDE_BYTES, PENDING_SIDE_BYTES);
+  /** With `spillDir`, each chunk is also kept whole once it outgrows memory. */
+  private spilling: SpillingCapture | undefined;
   private wake: (() => void) | undefined;
   private exit: number | undefined;
   /** Settles once the process exited and its output was drained. */
@@ -36,9 +40,12 @@ export class ExecSession {
     readonly id: number,
     readonly proc: SpawnedProcess,
     readonly tty: boolean,
+    private readonly spill?: SpillStore,
   ) {
+    this.spilling = this.spillingCapture();
     const take = (chunk: Buffer): void => {
-      this.pending.append(chunk);
+      if (this.spilling) this.spilling.append(chunk);
+      else this.pending.append(chunk);
       this.wake?.();
     };
     proc.stdout.on("data", take);
@@ -70,11 +77,16 @@ export class ExecSession {
     return true;
   }
 
+  private spillingCapture(): SpillingCapture | undefined {
+    return this.spill && new SpillingCapture(this.pending, this.spill, `exec-session-${this.id}`);
+  }
+
   /**
    * Waits until `yieldMs` passed or the process exited (or `signal` aborts), then returns the
-   * output gathered since the last read.
+   * output gathered since the last read; with a spill store, a chunk longer than `budget` bytes
+   * is kept whole in a file the chunk names.
    */
-  async read(yieldMs: number, signal: AbortSignal): Promise<SessionChunk> {
+  async read(yieldMs: number, signal: AbortSignal, budget: number): Promise<SessionChunk> {
     if (!this.exited) {
       await new Promise<void>((resolve) => {
         const timer = setTimeout(finish, yieldMs);
@@ -93,8 +105,13 @@ export class ExecSession {
     signal.throwIfAborted();
     this.lastUsed = Date.now();
     const taken = this.pending;
+    const spilling = this.spilling;
     this.pending = new HeadTailBuffer(PENDING_SIDE_BYTES, PENDING_SIDE_BYTES);
-    return { output: taken.snapshot(), totalBytes: taken.totalBytes, exitCode: this.exit };
+    this.spilling = this.spillingCapture();
+    const chunk: SessionChunk = { output: taken.snapshot(), totalBytes: taken.totalBytes, exitCode: this.exit };
+    const spilled = await spilling?.finish({ mode: "bytes", limit: budget });
+    if (spilled !== undefined) chunk.spilled = spilled;
+    return chunk;
   }
 
   /** Ends the process and everything it started. */

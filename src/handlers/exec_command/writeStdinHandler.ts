@@ -1,7 +1,7 @@
 import { FunctionCallError, type ToolOutput } from "../../protocol/index.js";
 import type { PolicySubject, ToolHandler, ToolInvocation } from "../../registry/index.js";
 import { now } from "../../util/index.js";
-import { clampYield, formatUnifiedExec } from "./format.js";
+import { chunkBudget, clampYield, formatUnifiedExec } from "./format.js";
 import type { ExecSessionManager } from "./manager.js";
 
 /** Arguments of a `write_stdin` call (validated against `WRITE_STDIN_SPEC`). */
@@ -52,7 +52,11 @@ export class WriteStdinHandler implements ToolHandler {
             : "stdin is closed for this session; rerun exec_command with tty=true to keep stdin open",
         );
       }
-      const chunk = await session.read(clampYield(yieldMs ?? DEFAULT_YIELD_MS), inv.signal);
+      const chunk = await session.read(
+        clampYield(yieldMs ?? DEFAULT_YIELD_MS),
+        inv.signal,
+        chunkBudget(maxOutputTokens, inv.turn.truncationPolicy),
+      );
       if (chunk.exitCode !== undefined) this.sessions.remove(session);
       const body = formatUnifiedExec(chunk, {
         wallMs: now() - started,

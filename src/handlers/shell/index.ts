@@ -59,5 +59,6 @@ export { SHELL_SPEC, SHELL_COMMAND_SPEC } from "./definition.js";
 export { resolveWorkdir } from "./exec.js";
 export { interceptApplyPatch, interceptedApplyPatch, applyPatchCommandSubject } from "./applyPatchCommand.js";
 export { HeadTailBuffer } from "./outputBuffer.js";
+export { SpillingCapture } from "./spillCapture.js";
 export { formatExecOutput, type ExecSummary } from "./format.js";
 export { commandLine, isKnownSafeCommand, parseShellLcPlainCommands, plainCommands } from "./safeCommand.js";

@@ -63,3 +63,57 @@ describe("spillDir for every tool's text output", () => {
     expect(existsSync(file!)).toBe(false);
   });
 });
+
+describe("spillDir for exec sessions", () => {
+  it("keeps each cut chunk of a session whole: a 1 MB chunk and then a later one, each in its own file", async () => {
+    const spillDir = join(dir, "spill");
+    const router = await createToolRouter({ shell: "unified_exec", spillDir });
+    try {
+      // Prints 1 MB at once, then waits for a line on stdin before printing a second cut chunk.
+      const script = "seq 1 150000; read _; seq 200001 203000; sleep 30";
+      const first = await callRouter(
+        router,
+        "exec_command",
+        { cmd: script, tty: true, yield_time_ms: 3000, max_output_tokens: 100 },
+        { cwd: dir },
+      );
+      const session = Number(/Process running with session ID (\d+)/.exec(first.text)?.[1]);
+      expect(session, first.text).toBeGreaterThan(0);
+      const firstFile = spilledPath(first.text);
+      expect(firstFile, first.text).toBeDefined();
+      const lines = (await readFile(firstFile!, "utf8")).split(/\r?\n/);
+      // The whole chunk, its middle included (a tty writes CRLF).
+      expect(lines).toContain("75000");
+      expect(lines).toContain("150000");
+
+      const second = await callRouter(
+        router,
+        "write_stdin",
+        { session_id: session, chars: "go\n", yield_time_ms: 1500, max_output_tokens: 100 },
+        { cwd: dir },
+      );
+      const secondFile = spilledPath(second.text);
+      expect(secondFile, second.text).toBeDefined();
+      expect(secondFile).not.toBe(firstFile);
+      const secondText = await readFile(secondFile!, "utf8");
+      expect(secondText).toContain("201500");
+      // Only what was not returned before.
+      expect(secondText).not.toContain("\n75000");
+    } finally {
+      await router.close();
+    }
+    expect(existsSync(spillDir) ? await readdir(spillDir) : []).toEqual([]);
+  });
+
+  it("writes nothing for a chunk the model sees whole", async () => {
+    const spillDir = join(dir, "spill");
+    const router = await createToolRouter({ shell: "unified_exec", spillDir });
+    try {
+      const out = await callRouter(router, "exec_command", { cmd: "echo hi" }, { cwd: dir });
+      expect(out.text).toMatch(/Output:\nhi\n$/);
+      expect(existsSync(spillDir) ? await readdir(spillDir) : []).toEqual([]);
+    } finally {
+      await router.close();
+    }
+  });
+});
