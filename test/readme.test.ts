@@ -69,7 +69,9 @@ describe("README examples", () => {
       {
         type: "custom_tool_call_output",
         call_id: "c1",
-        output: "Success. Updated the following files:\nA hello.txt\n",
+        output: expect.stringMatching(
+          /^Exit code: 0\nWall time: \d+(\.\d)? seconds\nOutput:\nSuccess\. Updated the following files:\nA hello\.txt\n$/,
+        ),
       },
       { type: "function_call_output", call_id: "c2", output: "L1: Hello, world!" },
     ]);
