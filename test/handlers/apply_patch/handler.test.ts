@@ -41,7 +41,7 @@ describe("apply_patch tool", () => {
       type: "custom",
       name: "apply_patch",
       description:
-        "Use the `apply_patch` tool to edit files. This is a FREEFORM tool, so do not wrap the patch in JSON.",
+        "The `apply_patch` tool can be used to edit files. This is a FREEFORM tool, so do not wrap the patch in JSON.",
       format: { type: "grammar", syntax: "lark", definition: APPLY_PATCH_LARK_GRAMMAR },
     });
     expect(APPLY_PATCH_LARK_GRAMMAR.startsWith("start: begin_patch hunk+ end_patch\n")).toBe(true);
