@@ -22,6 +22,7 @@ import {
   type ToolRouter,
 } from "../../src/index.js";
 import { ensureCodex, runCodex, type CodexRun } from "./codexBinary.js";
+import { withoutDeliberate } from "./codexSpecs.js";
 import { ROUNDS, WORKSPACE_FILES } from "./corpus.js";
 
 const SCHEMA =
@@ -113,91 +114,79 @@ function normalize(item: Item | undefined, ws: string): unknown {
   };
 }
 
-/**
- * A spec without what we leave out on purpose: request_user_input's "only available in Plan
- * mode" (not true here) and exec_command's per-command escalation parameters (section 12: a
- * command the sandbox stops asks through the approval flow).
- */
-function withoutDeliberate(spec: Item | undefined): unknown {
-  if (!spec) return spec;
-  const copy = structuredClone(spec) as Item & { parameters?: { properties?: Record<string, unknown> } };
-  if (copy.name === "request_user_input")
-    copy.description = String(copy.description).replace(/ This tool is only available in Plan mode\.$/, "");
-  if (copy.name === "exec_command" && copy.parameters?.properties) {
-    for (const key of ["justification", "prefix_rule", "sandbox_permissions"]) delete copy.parameters.properties[key];
-  }
-  return copy;
-}
-
 const codex = await ensureCodex();
 const skip = "unavailable" in codex && process.env.CI !== "true";
+if (skip) process.stderr.write(`Codex 0.169 parity test skipped: ${codex.unavailable}\n`);
 
-describe.skipIf(skip)(`Codex 0.169 parity${"unavailable" in codex ? ` (skipped: ${codex.unavailable})` : ""}`, () => {
-  const dirs: string[] = [];
-  let codexRun: CodexRun;
-  let codexWs: string;
-  let ours: Map<string, Item>;
-  let oursWs: string;
+describe.skipIf(skip)(
+  `Codex 0.169 parity${"unavailable" in codex ? ` (Codex unavailable: ${codex.unavailable})` : ""}`,
+  () => {
+    const dirs: string[] = [];
+    let codexRun: CodexRun;
+    let codexWs: string;
+    let ours: Map<string, Item>;
+    let oursWs: string;
 
-  beforeAll(async () => {
-    if ("unavailable" in codex) throw new Error(`CI=true and Codex cannot be had: ${codex.unavailable}`);
-    const base = await mkdtemp(join(tmpdir(), "parity-"));
-    dirs.push(base);
-    codexWs = await seedWorkspace(join(base, "codex-ws"));
-    oursWs = await seedWorkspace(join(base, "ours-ws"));
-    await mkdir(join(base, "home"));
-    codexRun = await runCodex(codex.bin, withWorkspace(ROUNDS, codexWs), {
-      home: join(base, "home"),
-      workspace: codexWs,
+    beforeAll(async () => {
+      if ("unavailable" in codex) throw new Error(`CI=true and Codex cannot be had: ${codex.unavailable}`);
+      const base = await mkdtemp(join(tmpdir(), "parity-"));
+      dirs.push(base);
+      codexWs = await seedWorkspace(join(base, "codex-ws"));
+      oursWs = await seedWorkspace(join(base, "ours-ws"));
+      await mkdir(join(base, "home"));
+      codexRun = await runCodex(codex.bin, withWorkspace(ROUNDS, codexWs), {
+        home: join(base, "home"),
+        workspace: codexWs,
+      });
+      // Login shells read ~/.bashrc, whose noise (pyenv, nvm ...) would differ run to run.
+      const home = process.env.HOME;
+      process.env.HOME = join(base, "home");
+      const router = await createToolRouter({ preset: "codex", testSyncTool: true });
+      try {
+        ours = await runOurs(router, withWorkspace(ROUNDS, oursWs), oursWs);
+      } finally {
+        await router.close();
+        process.env.HOME = home;
+      }
+    }, 180_000);
+
+    afterAll(async () => {
+      for (const d of dirs) await rm(d, { recursive: true, force: true });
     });
-    // Login shells read ~/.bashrc, whose noise (pyenv, nvm ...) would differ run to run.
-    const home = process.env.HOME;
-    process.env.HOME = join(base, "home");
-    const router = await createToolRouter({ preset: "codex", testSyncTool: true });
-    try {
-      ours = await runOurs(router, withWorkspace(ROUNDS, oursWs), oursWs);
-    } finally {
+
+    it("offers the tools Codex offers (preset codex), with Codex's specs", async () => {
+      const router = await createToolRouter({ preset: "codex", testSyncTool: true });
+      const ours = toResponsesTools(router.specs().map((s) => s.spec)) as unknown as Item[];
       await router.close();
-      process.env.HOME = home;
-    }
-  }, 180_000);
-
-  afterAll(async () => {
-    for (const d of dirs) await rm(d, { recursive: true, force: true });
-  });
-
-  it("offers the tools Codex offers (preset codex), with Codex's specs", async () => {
-    const router = await createToolRouter({ preset: "codex", testSyncTool: true });
-    const ours = toResponsesTools(router.specs().map((s) => s.spec)) as unknown as Item[];
-    await router.close();
-    // Hosted and session tools of Codex's own (web search, tool search, goals) are not ours to run.
-    const theirs = codexRun.tools.filter((t) => t.type === "function" || t.type === "custom");
-    expect(ours.map((t) => t.name).sort()).toEqual([...theirs.map((t) => t.name), "update_plan"].sort());
-    for (const spec of theirs)
-      expect(withoutDeliberate(ours.find((t) => t.name === spec.name))).toEqual(withoutDeliberate(spec));
-  });
-
-  it("answers every call as Codex does, or differs where DESIGN says so", () => {
-    const ids = ROUNDS.flat().map((i) => String(i.call_id));
-    const rows = ids.map((id) => {
-      const theirs = normalize(codexRun.outputs.get(id), codexWs);
-      const mine = normalize(ours.get(id), oursWs);
-      return { id, same: JSON.stringify(theirs) === JSON.stringify(mine), theirs, mine };
+      // Hosted and session tools of Codex's own (web search, tool search, goals) are not ours to run.
+      const theirs = codexRun.tools.filter((t) => t.type === "function" || t.type === "custom");
+      expect(ours.map((t) => t.name).sort()).toEqual([...theirs.map((t) => t.name), "update_plan"].sort());
+      for (const spec of theirs)
+        expect(withoutDeliberate(ours.find((t) => t.name === spec.name))).toEqual(withoutDeliberate(spec));
     });
-    if (process.env.PARITY_REPORT) {
-      for (const id of (process.env.PARITY_RAW ?? "").split(",").filter(Boolean)) {
-        process.stderr.write(`raw ${id}: ${JSON.stringify(codexRun.outputs.get(id))}\n`);
+
+    it("answers every call as Codex does, or differs where DESIGN says so", () => {
+      const ids = ROUNDS.flat().map((i) => String(i.call_id));
+      const rows = ids.map((id) => {
+        const theirs = normalize(codexRun.outputs.get(id), codexWs);
+        const mine = normalize(ours.get(id), oursWs);
+        return { id, same: JSON.stringify(theirs) === JSON.stringify(mine), theirs, mine };
+      });
+      if (process.env.PARITY_REPORT) {
+        for (const id of (process.env.PARITY_RAW ?? "").split(",").filter(Boolean)) {
+          process.stderr.write(`raw ${id}: ${JSON.stringify(codexRun.outputs.get(id))}\n`);
+        }
+        for (const r of rows.filter((r) => !r.same)) {
+          process.stderr.write(`\n=== ${r.id}\ncodex: ${JSON.stringify(r.theirs)}\nours:  ${JSON.stringify(r.mine)}\n`);
+        }
+        process.stderr.write(`\n${rows.filter((r) => r.same).length} same of ${rows.length}\n`);
       }
-      for (const r of rows.filter((r) => !r.same)) {
-        process.stderr.write(`\n=== ${r.id}\ncodex: ${JSON.stringify(r.theirs)}\nours:  ${JSON.stringify(r.mine)}\n`);
-      }
-      process.stderr.write(`\n${rows.filter((r) => r.same).length} same of ${rows.length}\n`);
-    }
-    const unexplained = rows.filter((r) => !r.same && !INTENDED[r.id]);
-    expect(unexplained).toEqual([]);
-    expect(Object.keys(INTENDED).filter((id) => !ids.includes(id))).toEqual([]);
-    expect(rows.length).toBeGreaterThanOrEqual(60);
-    // The list stays honest: every intended difference still is one.
-    expect(rows.filter((r) => r.same && INTENDED[r.id]).map((r) => r.id)).toEqual([]);
-  });
-});
+      const unexplained = rows.filter((r) => !r.same && !INTENDED[r.id]);
+      expect(unexplained).toEqual([]);
+      expect(Object.keys(INTENDED).filter((id) => !ids.includes(id))).toEqual([]);
+      expect(rows.length).toBeGreaterThanOrEqual(60);
+      // The list stays honest: every intended difference still is one.
+      expect(rows.filter((r) => r.same && INTENDED[r.id]).map((r) => r.id)).toEqual([]);
+    });
+  },
+);
