@@ -42,6 +42,7 @@ describe("README examples", () => {
       "permissions",
       "sandbox",
       "shell",
+      "user_input",
     ]);
   });
 
@@ -96,6 +97,17 @@ describe("README examples", () => {
     const out = JSON.parse(await runExample((await readmeExamples()).get("dynamic")!)) as unknown;
     expect(out).toEqual([
       { type: "function_call_output", call_id: "c1", output: [{ type: "input_text", text: "ticket T-1: open" }] },
+    ]);
+  });
+
+  it("the user_input example answers request_user_input from onEvent with Codex's JSON", async () => {
+    const out = JSON.parse(await runExample((await readmeExamples()).get("user_input")!)) as unknown;
+    expect(out).toEqual([
+      {
+        type: "function_call_output",
+        call_id: "c1",
+        output: '{"answers":{"db":{"answers":["Postgres (Recommended)"]}}}',
+      },
     ]);
   });
 
