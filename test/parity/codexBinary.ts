@@ -41,8 +41,9 @@ export async function ensureCodex(): Promise<{ bin: string } | { unavailable: st
       { timeout: 240_000 },
     );
   } catch (err) {
-    const stderr = String((err as { stderr?: unknown }).stderr ?? "");
-    const reason = stderr.split("\n").find((l) => /^npm (error|ERR!)/.test(l)) ?? (err as Error).message.split("\n")[0];
+    const { stderr } = err as { stderr?: unknown };
+    const output = typeof stderr === "string" ? stderr : "";
+    const reason = output.split("\n").find((l) => /^npm (error|ERR!)/.test(l)) ?? (err as Error).message.split("\n")[0];
     return { unavailable: `npm install @openai/codex@${CODEX_VERSION} failed: ${reason}` };
   }
   const bin = findBinary();

@@ -47,12 +47,7 @@ describe('ToolsConfig.preset: "codex"', () => {
   });
 
   it("lets keys given explicitly win over the preset's", async () => {
-    const router = await createToolRouter({
-      preset: "codex",
-      requestUserInput: false,
-      readFile: true,
-      shell: undefined,
-    });
+    const router = await createToolRouter({ preset: "codex", requestUserInput: false, readFile: true });
     const names = router.specs().map((s) => specName(s.spec));
     expect(names).toContain("read_file");
     expect(names).toContain("exec_command");
