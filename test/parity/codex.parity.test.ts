@@ -172,6 +172,7 @@ describe.skipIf(skip)(
         const mine = normalize(ours.get(id), oursWs);
         return { id, same: JSON.stringify(theirs) === JSON.stringify(mine), theirs, mine };
       });
+      // PARITY_REPORT=1 prints every difference (PARITY_RAW=call_01,... Codex's raw items too).
       if (process.env.PARITY_REPORT) {
         for (const id of (process.env.PARITY_RAW ?? "").split(",").filter(Boolean)) {
           process.stderr.write(`raw ${id}: ${JSON.stringify(codexRun.outputs.get(id))}\n`);
