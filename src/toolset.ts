@@ -25,6 +25,7 @@ import { grepFilesToolFactory, type GrepFilesToolConfig } from "./handlers/grep_
 import { listDirToolFactory, type ListDirToolConfig } from "./handlers/list_dir/index.js";
 import { mcpResourceToolsFactory } from "./handlers/mcp_resources/index.js";
 import { readFileToolFactory, type ReadFileToolConfig } from "./handlers/read_file/index.js";
+import { requestUserInputToolFactory, type RequestUserInputToolConfig } from "./handlers/request_user_input/index.js";
 import { shellToolFactory, type ShellToolConfig } from "./handlers/shell/index.js";
 import { skillToolFactory, type SkillToolConfig } from "./handlers/skill/index.js";
 import { resetToolsFactory, type ResetToolsConfig } from "./handlers/reset_tools/index.js";
@@ -43,6 +44,7 @@ export interface ToolsConfig
     ResetToolsConfig,
     ToolSearchConfig,
     UnifiedExecToolConfig,
+    RequestUserInputToolConfig,
     ApplyPatchToolConfig,
     EditFileToolConfig,
     WriteFileToolConfig,
@@ -55,16 +57,52 @@ export interface ToolsConfig
     TestSyncToolConfig,
     DynamicToolsConfig {
   /**
+   * A named tool set the other keys start from (keys given explicitly win). `"codex"`: the
+   * tools Codex 0.169 offers by default — `exec_command` + `write_stdin`, `apply_patch`
+   * (freeform), `update_plan`, `view_image` (images at `detail: "original"`) and
+   * `request_user_input` — and nothing else.
+   */
+  preset?: "codex";
+  /**
    * Where outputs the model sees cut are kept whole for the session, the truncation marker
    * naming the file (read_file pages it); removed by `router.close()`. Default: none.
    */
   spillDir?: string;
 }
 
+/** What each preset sets (DESIGN section 9). */
+const PRESETS: Record<NonNullable<ToolsConfig["preset"]>, ToolsConfig> = {
+  codex: {
+    shell: "unified_exec",
+    applyPatch: "freeform",
+    updatePlan: true,
+    viewImage: true,
+    imageDetail: "original",
+    requestUserInput: true,
+    readFile: false,
+    listDir: false,
+    grepFiles: false,
+    editFile: false,
+    writeFile: false,
+    glob: false,
+  },
+};
+
+/** `config` over its preset's keys (an explicit `undefined` does not unset a preset key). */
+function withPreset(config: ToolsConfig): ToolsConfig {
+  if (config.preset === undefined) return config;
+  if (!Object.hasOwn(PRESETS, config.preset)) {
+    throw new TypeError(`ToolsConfig.preset must be "codex", got ${JSON.stringify(config.preset)}`);
+  }
+  const given = Object.fromEntries(Object.entries(config).filter(([, v]) => v !== undefined));
+  return { ...PRESETS[config.preset], ...given };
+}
+
 /** The built-in tools, in the order their specs are offered. */
 const BUILTIN_FACTORIES: ReadonlyArray<ToolFactory<ToolsConfig>> = [
   shellToolFactory,
   unifiedExecToolFactory,
+  requestUserInputToolFactory,
   applyPatchToolFactory,
   editFileToolFactory,
   writeFileToolFactory,
@@ -98,9 +136,10 @@ export interface CreateToolRouterOptions<Ctx = unknown> {
  * name -> its parameters). Throws on an unknown factory name or a duplicate tool name.
  */
 export async function createToolRouter<Ctx = unknown>(
-  config: ToolsConfig = {},
+  toolsConfig: ToolsConfig = {},
   opts: CreateToolRouterOptions<Ctx> = {},
 ): Promise<ToolRouter<Ctx>> {
+  const config = withPreset(toolsConfig);
   // The session's: every tool of this router, and only of this router, shares what was read.
   const ctx: ToolFactoryContext = { dynamicTools: opts.dynamicTools ?? [], fileReads: new FileReadLedger() };
   if (opts.mcp) ctx.mcp = opts.mcp;

@@ -43,6 +43,7 @@ describe("README examples", () => {
       "permissions",
       "sandbox",
       "shell",
+      "user_input",
     ]);
   });
 
@@ -70,7 +71,9 @@ describe("README examples", () => {
       {
         type: "custom_tool_call_output",
         call_id: "c1",
-        output: "Success. Updated the following files:\nA hello.txt\n",
+        output: expect.stringMatching(
+          /^Exit code: 0\nWall time: \d+(\.\d)? seconds\nOutput:\nSuccess\. Updated the following files:\nA hello\.txt\n$/,
+        ),
       },
       { type: "function_call_output", call_id: "c2", output: "L1: Hello, world!" },
     ]);
@@ -109,6 +112,17 @@ describe("README examples", () => {
     const out = JSON.parse(await runExample((await readmeExamples()).get("dynamic")!)) as unknown;
     expect(out).toEqual([
       { type: "function_call_output", call_id: "c1", output: [{ type: "input_text", text: "ticket T-1: open" }] },
+    ]);
+  });
+
+  it("the user_input example answers request_user_input from onEvent with Codex's JSON", async () => {
+    const out = JSON.parse(await runExample((await readmeExamples()).get("user_input")!)) as unknown;
+    expect(out).toEqual([
+      {
+        type: "function_call_output",
+        call_id: "c1",
+        output: '{"answers":{"db":{"answers":["Postgres (Recommended)"]}}}',
+      },
     ]);
   });
 

@@ -42,6 +42,7 @@ export interface CliConfig {
 export const DEFAULT_CONFIG_NAME = "toolcall.toml";
 
 const TOOL_KEYS = [
+  "preset",
   "shell",
   "apply_patch",
   "edit_file",
@@ -53,6 +54,9 @@ const TOOL_KEYS = [
   "view_image",
   "update_plan",
   "test_sync_tool",
+  "request_user_input",
+  "user_input_timeout_ms",
+  "image_detail",
   "shell_non_safe_exclusive",
   "exec_timeout_ms",
   "max_exec_sessions",
@@ -67,6 +71,8 @@ const MAX_TIMEOUT_MS = 24 * 3600 * 1000;
 function parseTools(s: Section): ToolsConfig {
   s.rejectUnknown(TOOL_KEYS);
   const tools: ToolsConfig = {};
+  const preset = s.oneOf("preset", ["codex"] as const);
+  if (preset !== undefined) tools.preset = preset;
   const shell = s.oneOf("shell", ["shell", "shell_command", "unified_exec", false] as const);
   if (shell !== undefined) tools.shell = shell;
   const applyPatch = s.oneOf("apply_patch", ["freeform", "function", false] as const);
@@ -81,6 +87,7 @@ function parseTools(s: Section): ToolsConfig {
     ["view_image", "viewImage"],
     ["update_plan", "updatePlan"],
     ["test_sync_tool", "testSyncTool"],
+    ["request_user_input", "requestUserInput"],
     ["shell_non_safe_exclusive", "shellNonSafeExclusive"],
     ["defer_tools", "deferTools"],
   ] as const;
@@ -90,6 +97,10 @@ function parseTools(s: Section): ToolsConfig {
   }
   const timeout = s.integer("exec_timeout_ms", 1, MAX_TIMEOUT_MS);
   if (timeout !== undefined) tools.execTimeoutMs = timeout;
+  const userInputTimeout = s.integer("user_input_timeout_ms", 1, MAX_TIMEOUT_MS);
+  if (userInputTimeout !== undefined) tools.userInputTimeoutMs = userInputTimeout;
+  const imageDetail = s.oneOf("image_detail", ["auto", "low", "high", "original"] as const);
+  if (imageDetail !== undefined) tools.imageDetail = imageDetail;
   const sessions = s.integer("max_exec_sessions", 1, 1024);
   if (sessions !== undefined) tools.maxExecSessions = sessions;
   // Relative to the config file, as the sandbox's roots are.

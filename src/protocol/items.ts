@@ -41,7 +41,11 @@ export interface UnknownItem {
   [key: string]: unknown;
 }
 
-export type ContentItem = { type: "input_text"; text: string } | { type: "input_image"; image_url: string };
+/** How closely the model looks at an image (Responses API); absent: the API's default. */
+export type ImageDetail = "auto" | "low" | "high" | "original";
+
+export type ContentItem =
+  { type: "input_text"; text: string } | { type: "input_image"; image_url: string; detail?: ImageDetail };
 
 /** What goes back to the model: items the Responses API accepts verbatim as input. */
 export type ResponseInputItem =

@@ -14,10 +14,12 @@ import {
   dynamicCallBroker,
   emitEvent,
   truncateBody,
+  userInputBroker,
   type DynamicToolResponse,
   type TurnContext,
+  type UserInputResponse,
 } from "../turn/index.js";
-import { errorText, now } from "../util/index.js";
+import { errorText, isRecord, now } from "../util/index.js";
 import { CallDeadlines } from "./callDeadlines.js";
 import { CallRecord, type CallOwner, type ToolCallOutcome } from "./callRecord.js";
 import { FatalToolCallError } from "./errors.js";
@@ -260,6 +262,16 @@ export class ToolCallRuntime<Ctx = unknown> {
     return approvalBroker(this.turn).respond(callId, decision);
   }
 
+  /**
+   * Delivers a person's answers to a waiting `request_user_input` call (after a
+   * `user_input_request` event), `null` when they dismissed the questions; false if none is
+   * waiting. Throws a TypeError naming the problem when `response` is not a UserInputResponse.
+   */
+  respondToUserInput(callId: string, response: UserInputResponse | null): boolean {
+    if (response !== null) checkUserInputResponse(response);
+    return userInputBroker(this.turn).respond(callId, response);
+  }
+
   private reject(item: ResponseItem | UnknownItem, callId: string, toolName: string, reason: string): SubmitResult {
     // A hostile item may carry any `type`: the event names it only when it is text.
     const name = toolName || (typeof item.type === "string" ? item.type : "");
@@ -466,4 +478,16 @@ function abortReason(signal: AbortSignal): string {
   const reason: unknown = signal.reason;
   if (typeof reason === "string") return reason;
   return reason instanceof Error ? (errorText(reason) ?? texts.abortedByUser) : texts.abortedByUser;
+}
+
+function checkUserInputResponse(response: unknown): void {
+  const answers = isRecord(response) ? response.answers : undefined;
+  if (!isRecord(answers))
+    throw new TypeError("respondToUserInput: response.answers must be an object keyed by question id");
+  for (const [id, answer] of Object.entries(answers)) {
+    const list = isRecord(answer) ? answer.answers : undefined;
+    if (!Array.isArray(list) || !list.every((a) => typeof a === "string")) {
+      throw new TypeError(`respondToUserInput: answers[${JSON.stringify(id)}].answers must be an array of strings`);
+    }
+  }
 }

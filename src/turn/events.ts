@@ -1,5 +1,6 @@
 import type { Logger } from "pino";
 import type { ApprovalDecision, ApprovalRequest, DecidedBy, PayloadKind } from "../protocol/index.js";
+import type { UserInputQuestion } from "./responses.js";
 
 /** Where the time of one call went, in milliseconds. */
 export interface Timing {
@@ -68,6 +69,7 @@ export type ToolEvent =
     })
   | (EventBase & { type: "dynamic_tool_call_request"; arguments: unknown })
   | (EventBase & { type: "approval_request"; request: ApprovalRequest })
+  | (EventBase & { type: "user_input_request"; questions: UserInputQuestion[] })
   | (EventBase & { type: "approval_decided"; decision: ApprovalDecision["decision"]; by: DecidedBy; message?: string })
   | (EventBase & { type: "tool_call_leaked"; timeoutMs: number });
 

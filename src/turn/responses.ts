@@ -6,10 +6,28 @@ export interface DynamicToolResponse {
   contentItems: ContentItem[];
 }
 
+/** One question of a `request_user_input` call, as the embedder shows it (Codex's shape). */
+export interface UserInputQuestion {
+  id: string;
+  header: string;
+  question: string;
+  /** Always true: the person may answer in their own words besides the options (as in Codex). */
+  isOther: boolean;
+  options: Array<{ label: string; description: string }>;
+}
+
+/**
+ * A person's answers, by question id (Codex `RequestUserInputResponse`): the chosen option
+ * labels and/or their own words. The model reads it as JSON.
+ */
+export interface UserInputResponse {
+  answers: Record<string, { answers: string[] }>;
+}
+
 /**
  * Pairs calls waiting in dispatch for an answer from the embedder (a dynamic tool's result, a
- * person's approval) with the answer, delivered by the runtime (`respondToDynamicToolCall`,
- * `respondToApproval`). One per turn and kind.
+ * person's approval or answers) with the answer, delivered by the runtime (`respondToDynamicToolCall`,
+ * `respondToApproval`, `respondToUserInput`). One per turn and kind.
  */
 export class ResponseBroker<T> {
   private readonly waiting = new Map<string, (response: T) => void>();
@@ -43,6 +61,7 @@ export class ResponseBroker<T> {
 interface TurnBrokers {
   dynamic?: ResponseBroker<DynamicToolResponse>;
   approval?: ResponseBroker<ApprovalDecision>;
+  userInput?: ResponseBroker<UserInputResponse | null>;
 }
 
 // Keyed by the turn, so a handler and the runtime holding the same turn meet without either
@@ -63,4 +82,10 @@ export function dynamicCallBroker(turn: TurnContext): ResponseBroker<DynamicTool
 export function approvalBroker(turn: TurnContext): ResponseBroker<ApprovalDecision> {
   const b = brokersOf(turn);
   return (b.approval ??= new ResponseBroker());
+}
+
+/** `null`: the person dismissed the questions. */
+export function userInputBroker(turn: TurnContext): ResponseBroker<UserInputResponse | null> {
+  const b = brokersOf(turn);
+  return (b.userInput ??= new ResponseBroker());
 }

@@ -1,5 +1,6 @@
 export { errorText, errorMessage } from "./errorText.js";
 export { formatSeconds, formatSecondsExact } from "./format.js";
+export { ioErrorText } from "./ioError.js";
 export { isRecord } from "./isRecord.js";
 export { now, MAX_TIMER_MS, timerDelay } from "./clock.js";
 export {

@@ -18,6 +18,10 @@ view_image = false
 update_plan = true
 test_sync_tool = true
 shell_non_safe_exclusive = true
+preset = "codex"
+request_user_input = true
+user_input_timeout_ms = 60000
+image_detail = "original"
 
 [runtime]
 max_concurrency = 4
@@ -51,6 +55,10 @@ describe("loadCliConfig", () => {
         testSyncTool: true,
         shellNonSafeExclusive: true,
         execTimeoutMs: 5000,
+        preset: "codex",
+        requestUserInput: true,
+        userInputTimeoutMs: 60000,
+        imageDetail: "original",
       });
       expect(config.runtime).toEqual({ maxConcurrency: 4, truncation: { mode: "tokens", limit: 2500 } });
       expect(config.mcpServers).toEqual({

@@ -1,7 +1,7 @@
 import { mkdtemp, realpath, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach } from "vitest";
+import { afterEach, beforeEach, expect } from "vitest";
 import {
   createTurnContext,
   specName,
@@ -93,3 +93,11 @@ export function useTempDir(onCreate: (dir: string) => void): void {
   });
   afterEach(() => cleanup?.());
 }
+
+/** Matches apply_patch's answer as Codex 0.169 words it: a run of the command, with any wall time. */
+export const patchRun = (output: string, exitCode = 0): unknown =>
+  expect.stringMatching(
+    new RegExp(
+      `^Exit code: ${exitCode}\\nWall time: \\d+(\\.\\d)? seconds\\nOutput:\\n${output.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}$`,
+    ),
+  );

@@ -2,7 +2,8 @@ import { lstat, readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import type { Logger } from "pino";
 import { defaultLogger } from "../../turn/index.js";
-import { commitChanges, errCode, fsReason } from "./commit.js";
+import { ioErrorText } from "../../util/index.js";
+import { commitChanges, errCode } from "./commit.js";
 import { parsePatch, type Hunk } from "./parser.js";
 import { PatchApplyError } from "./errors.js";
 import { applyChunks } from "./textFile.js";
@@ -43,14 +44,14 @@ class PlannedTree {
     const planned = this.changes.get(path);
     if (planned !== undefined) {
       if (planned === null)
-        throw new PatchApplyError(`Failed to read file to update ${path}: No such file or directory`);
+        throw new PatchApplyError(`Failed to read file to update ${path}: ${ioErrorText({ code: "ENOENT" })}`);
       return planned;
     }
     let data: Buffer;
     try {
       data = await readFile(path);
     } catch (err) {
-      throw new PatchApplyError(`Failed to read file to update ${path}: ${fsReason(err)}`);
+      throw new PatchApplyError(`Failed to read file to update ${path}: ${ioErrorText(err)}`);
     }
     try {
       return utf8.decode(data);
@@ -62,24 +63,25 @@ class PlannedTree {
   async checkDeletable(path: string): Promise<void> {
     const planned = this.changes.get(path);
     if (planned !== undefined) {
-      if (planned === null) throw new PatchApplyError(`Failed to delete file ${path}: No such file or directory`);
+      if (planned === null) throw new PatchApplyError(`Failed to read ${path}: ${ioErrorText({ code: "ENOENT" })}`);
       return;
     }
     const reason = await lstat(path).then(
-      (info) => (info.isDirectory() ? "Is a directory" : undefined),
-      (err: unknown) => fsReason(err),
+      (info) => (info.isDirectory() ? `path \`${path}\` is not a file` : undefined),
+      (err: unknown) => ioErrorText(err),
     );
-    if (reason !== undefined) throw new PatchApplyError(`Failed to delete file ${path}: ${reason}`);
+    if (reason !== undefined) throw new PatchApplyError(`Failed to read ${path}: ${reason}`);
   }
 
   /** A directory in the way is caught now; rarer write failures surface at commit and roll back. */
   async checkWritable(path: string): Promise<void> {
     if (this.changes.has(path)) return;
-    const reason = await lstat(path).then(
-      (info) => (info.isDirectory() ? "Is a directory" : undefined),
-      (err: unknown) => (errCode(err) === "ENOENT" || errCode(err) === "ENOTDIR" ? undefined : fsReason(err)),
+    const blocked = await lstat(path).then(
+      (info) => info.isDirectory(),
+      (err: unknown) => errCode(err) !== "ENOENT" && errCode(err) !== "ENOTDIR",
     );
-    if (reason !== undefined) throw new PatchApplyError(`Failed to write file ${path}: ${reason}`);
+    // Caught before anything is written (all or nothing), worded as Codex's failed write.
+    if (blocked) throw new PatchApplyError(`Failed to write file ${path}`, { stage: "write" });
   }
 }
 
@@ -136,12 +138,14 @@ function summarize({ added, modified, deleted }: Omit<ApplyPatchResult, "summary
  */
 export async function applyPatch(patch: string, opts: ApplyPatchOptions): Promise<ApplyPatchResult> {
   const hunks = parsePatch(patch);
-  if (hunks.length === 0) throw new PatchApplyError("No files were modified.");
+  if (hunks.length === 0) throw new PatchApplyError("patch rejected: empty patch", { stage: "rejected" });
   const tree = new PlannedTree();
   const result: ApplyPatchResult = { added: [], modified: [], deleted: [], summary: "" };
   for (const hunk of hunks) await planHunk(tree, hunk, opts.cwd, result);
   await opts.beforeWrite?.(patchPaths(hunks));
-  if (opts.signal?.aborted) throw new PatchApplyError("apply_patch was aborted before any file was changed");
+  if (opts.signal?.aborted) {
+    throw new PatchApplyError("apply_patch was aborted before any file was changed", { stage: "rejected" });
+  }
   await commitChanges(tree.changes, opts.logger ?? defaultLogger());
   result.summary = summarize(result);
   return result;

@@ -16,24 +16,7 @@ import {
 import { basename, dirname, join } from "node:path";
 import type { Logger } from "pino";
 import { PatchApplyError } from "./errors.js";
-import { errorMessage } from "../../util/index.js";
-
-const REASONS: Record<string, string> = {
-  ENOENT: "No such file or directory",
-  EISDIR: "Is a directory",
-  ENOTDIR: "Not a directory",
-  EACCES: "Permission denied",
-  EPERM: "Operation not permitted",
-  EEXIST: "File exists",
-  ENOSPC: "No space left on device",
-  EROFS: "Read-only file system",
-};
-
-/** An fs error as the short reason a model can act on. */
-export function fsReason(err: unknown): string {
-  const code = (err as NodeJS.ErrnoException).code;
-  return (code && REASONS[code]) ?? errorMessage(err);
-}
+import { ioErrorText } from "../../util/index.js";
 
 export const errCode = (err: unknown): string | undefined => (err as NodeJS.ErrnoException).code;
 
@@ -163,6 +146,8 @@ export async function commitChanges(changes: FileChanges, logger: Logger): Promi
       unrestored.length === 0
         ? "The patch was not applied; no files were changed."
         : `The patch was not applied, and these files could not be restored: ${unrestored.join(", ")}`;
-    throw new PatchApplyError(`Failed to ${failedVerb} file ${failedPath}: ${fsReason(err)}\n${outcome}`);
+    throw new PatchApplyError(`Failed to ${failedVerb} file ${failedPath}: ${ioErrorText(err)}\n${outcome}`, {
+      stage: "write",
+    });
   }
 }

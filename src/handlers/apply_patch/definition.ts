@@ -97,7 +97,8 @@ export const APPLY_PATCH_FREEFORM_SPEC: CustomToolSpec = {
   type: "custom",
   annotations: { destructiveHint: true },
   name: "apply_patch",
-  description: "Use the `apply_patch` tool to edit files. This is a FREEFORM tool, so do not wrap the patch in JSON.",
+  description:
+    "The `apply_patch` tool can be used to edit files. This is a FREEFORM tool, so do not wrap the patch in JSON.",
   format: { type: "grammar", syntax: "lark", definition: APPLY_PATCH_LARK_GRAMMAR },
 };
 

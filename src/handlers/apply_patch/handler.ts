@@ -44,8 +44,8 @@ export class ApplyPatchHandler implements ToolHandler {
   }
 
   async handle(inv: ToolInvocation): Promise<ToolOutput> {
-    const { text, success } = await applyPatchFor(inv, patchText(inv), inv.turn.cwd, this.fileReads);
-    return success ? { kind: "function", body: text } : { kind: "function", body: text, success: false };
+    const { answer, success } = await applyPatchFor(inv, patchText(inv), inv.turn.cwd, this.fileReads);
+    return success ? { kind: "function", body: answer } : { kind: "function", body: answer, success: false };
   }
 }
 

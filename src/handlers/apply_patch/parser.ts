@@ -53,9 +53,7 @@ export class PatchParseError extends Error {
     readonly reason: string,
     readonly lineNumber?: number,
   ) {
-    super(
-      lineNumber === undefined ? `Invalid patch: ${reason}` : `Invalid patch hunk on line ${lineNumber}: ${reason}`,
-    );
+    super(lineNumber === undefined ? `invalid patch: ${reason}` : `invalid hunk at line ${lineNumber}, ${reason}`);
     this.name = "PatchParseError";
   }
 }
@@ -73,7 +71,9 @@ function splitLines(text: string): string[] {
 function checkBoundariesStrict(lines: string[]): string[] {
   const first = lines[0]?.trim();
   const last = lines[lines.length - 1]?.trim();
-  if (first !== BEGIN_PATCH_MARKER) throw invalidPatch("The first line of the patch must be '*** Begin Patch'");
+  // No lines at all: Codex names the last line.
+  if (lines.length > 0 && first !== BEGIN_PATCH_MARKER)
+    throw invalidPatch("The first line of the patch must be '*** Begin Patch'");
   if (lines.length < 2 || last !== END_PATCH_MARKER) {
     throw invalidPatch("The last line of the patch must be '*** End Patch'");
   }
@@ -178,8 +178,8 @@ function parseUpdateChunk(
   if (start === 0 && !allowMissingContext) {
     throw invalidHunk(`Expected update hunk to start with a @@ context marker, got: '${lines[0] ?? ""}'`, lineNumber);
   }
-  // Errors point at the first line after the `@@` header(s), as Codex does.
-  const bodyLine = lineNumber + Math.max(start, 1);
+  // Errors point at the first line after the `@@` header(s), as Codex 0.169 does.
+  const bodyLine = lineNumber + start;
   if (start >= lines.length) throw invalidHunk("Update hunk does not contain any lines", bodyLine);
 
   const chunk: UpdateFileChunk = { changeContext, lines: [], isEndOfFile: false };

@@ -2,6 +2,7 @@ import { resolve } from "node:path";
 import { SandboxDenial } from "../../protocol/index.js";
 import type { FileReadLedger, PolicySubject, ToolInvocation } from "../../registry/index.js";
 import { checkWriteOrEscalate, environmentOf } from "../../sandbox/index.js";
+import { now } from "../../util/index.js";
 import { applyPatch, patchPaths } from "./applyPatch.js";
 import { PatchApplyError } from "./errors.js";
 import { parsePatch, PatchParseError, type Hunk } from "./parser.js";
@@ -9,11 +10,22 @@ import { parsePatch, PatchParseError, type Hunk } from "./parser.js";
 /** What applying a patch for a call needs of the call: its turn, its signal, its escalation. */
 export type ApplyPatchCaller = Pick<ToolInvocation, "callId" | "turn" | "signal" | "escalate">;
 
-/** What the model reads: the success summary, or why nothing was written. */
+/** What the model reads. */
 export interface ApplyPatchOutcome {
+  /** The success summary, or why the patch failed (a command running apply_patch prints it). */
   text: string;
+  /**
+   * The apply_patch tool's answer as Codex 0.169 words it: a run's `Exit code`, `Wall time`
+   * and `Output` around `text` when the patch was applied or failed writing; `text` alone when
+   * it was refused before (verification, an empty patch, the sandbox).
+   */
+  answer: string;
   success: boolean;
 }
+
+/** Codex reports apply_patch as a run of the apply_patch command. */
+const asRun = (exitCode: number, startedMs: number, output: string): string =>
+  `Exit code: ${exitCode}\nWall time: ${Math.round((now() - startedMs) / 100) / 10} seconds\nOutput:\n${output}`;
 
 const HUNK_LETTER = { add: "A", delete: "D", update: "M" } as const;
 
@@ -33,6 +45,7 @@ export async function applyPatchFor(
   fileReads?: FileReadLedger,
 ): Promise<ApplyPatchOutcome> {
   const { turn } = inv;
+  const started = now();
   const env = environmentOf(turn);
   const beforeWrite = (paths: string[]): Promise<void> =>
     checkWriteOrEscalate(env, paths, { cwd, escalate: inv.escalate?.bind(inv) });
@@ -45,10 +58,17 @@ export async function applyPatchFor(
     if (fileReads) {
       for (const p of [...result.added, ...result.modified]) await fileReads.recordWrite(resolve(cwd, p));
     }
-    return { text: result.summary, success: true };
+    return { text: result.summary, answer: asRun(0, started, result.summary), success: true };
   } catch (err) {
-    if (err instanceof PatchParseError || err instanceof PatchApplyError || err instanceof SandboxDenial) {
-      return { text: err.message, success: false };
+    if (err instanceof PatchParseError || (err instanceof PatchApplyError && err.stage === "verification")) {
+      const text = `apply_patch verification failed: ${err.message}`;
+      return { text, answer: text, success: false };
+    }
+    if (err instanceof PatchApplyError && err.stage === "write") {
+      return { text: err.message, answer: asRun(1, started, `${err.message}\n`), success: false };
+    }
+    if (err instanceof PatchApplyError || err instanceof SandboxDenial) {
+      return { text: err.message, answer: err.message, success: false };
     }
     throw err;
   }

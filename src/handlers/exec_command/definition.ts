@@ -2,11 +2,14 @@ import type { FunctionToolSpec } from "../../protocol/index.js";
 
 const maxOutputTokens = {
   type: "number",
-  description: "Maximum number of tokens to return. Excess output will be truncated.",
+  description: "Output token budget. Defaults to 10000 tokens; larger requests may be capped by policy.",
 };
-const yieldTimeMs = { type: "number", description: "How long to wait (in milliseconds) for output before yielding." };
 
-/** Codex `exec_command` (unified exec), its descriptions verbatim. */
+/**
+ * Codex 0.169 `exec_command` (unified exec), its descriptions verbatim; its `justification`,
+ * `prefix_rule` and `sandbox_permissions` (per-command escalation) are not offered: here a
+ * command the sandbox stops asks the person through the approval flow (DESIGN section 12).
+ */
 export const EXEC_COMMAND_SPEC: FunctionToolSpec = {
   type: "function",
   annotations: { destructiveHint: true, openWorldHint: true },
@@ -17,26 +20,28 @@ export const EXEC_COMMAND_SPEC: FunctionToolSpec = {
     type: "object",
     properties: {
       cmd: { type: "string", description: "Shell command to execute." },
-      workdir: {
-        type: "string",
-        description: "Optional working directory to run the command in; defaults to the turn cwd.",
+      login: {
+        type: "boolean",
+        description: "True runs the shell with -l/-i semantics; false disables them. Defaults to true.",
       },
+      max_output_tokens: maxOutputTokens,
       shell: { type: "string", description: "Shell binary to launch. Defaults to the user's default shell." },
-      login: { type: "boolean", description: "Whether to run the shell with -l/-i semantics. Defaults to true." },
       tty: {
         type: "boolean",
-        description:
-          "Whether to allocate a TTY for the command. Defaults to false (plain pipes); set to true to open a PTY and access TTY process.",
+        description: "True allocates a PTY for the command; false or omitted uses plain pipes.",
       },
-      yield_time_ms: yieldTimeMs,
-      max_output_tokens: maxOutputTokens,
+      workdir: { type: "string", description: "Working directory for the command. Defaults to the turn cwd." },
+      yield_time_ms: {
+        type: "number",
+        description: "Wait before yielding output. Defaults to 10000 ms; effective range is 250-30000 ms.",
+      },
     },
     required: ["cmd"],
     additionalProperties: false,
   },
 };
 
-/** Codex `write_stdin`. */
+/** Codex 0.169 `write_stdin`, its descriptions verbatim. */
 export const WRITE_STDIN_SPEC: FunctionToolSpec = {
   type: "function",
   annotations: { destructiveHint: true, openWorldHint: true },
@@ -46,10 +51,17 @@ export const WRITE_STDIN_SPEC: FunctionToolSpec = {
   parameters: {
     type: "object",
     properties: {
-      session_id: { type: "number", description: "Identifier of the running unified exec session." },
-      chars: { type: "string", description: "Bytes to write to stdin (may be empty to poll)." },
-      yield_time_ms: yieldTimeMs,
+      chars: {
+        type: "string",
+        description: "Bytes to write to stdin. Defaults to empty, which polls without writing.",
+      },
       max_output_tokens: maxOutputTokens,
+      session_id: { type: "number", description: "Identifier of the running unified exec session." },
+      yield_time_ms: {
+        type: "number",
+        description:
+          "Wait before yielding output. Non-empty writes default to 250 ms and cap at 30000 ms; empty polls wait 5000-300000 ms by default.",
+      },
     },
     required: ["session_id"],
     additionalProperties: false,

@@ -1,7 +1,7 @@
 import { texts, type ExecEnvironment, type ToolCall, type ToolOutput } from "../../protocol/index.js";
 import type { FileReadLedger, PolicySubject, ToolHandler, ToolInvocation } from "../../registry/index.js";
 import { environmentOf, sandboxStopped } from "../../sandbox/index.js";
-import { capturedBytes, emitEvent } from "../../turn/index.js";
+import { emitEvent } from "../../turn/index.js";
 import { now } from "../../util/index.js";
 import {
   applyPatchCommandSubject,
@@ -76,16 +76,9 @@ export class ExecCommandHandler implements ToolHandler {
     const cwd = await resolveWorkdir(inv.turn.cwd, args.workdir);
     const patched = await interceptApplyPatch(inv, argvOf(args), cwd, this.fileReads);
     if (patched) {
-      // Applied as the apply_patch tool would, answered as a command that exited.
-      const exitCode = patched.success ? 0 : 1;
-      const output = capturedBytes(Buffer.from(patched.text, "utf8"));
-      const chunk = { output, totalBytes: output.head.length, exitCode };
-      const body = formatUnifiedExec(chunk, {
-        wallMs: now() - started,
-        sessionId: undefined,
-        maxOutputTokens: args.max_output_tokens,
-        policy: inv.turn.truncationPolicy,
-      });
+      // Applied as the apply_patch tool would; Codex 0.169 answers with the tool's answer
+      // under the command's wall time.
+      const body = `Wall time: ${((now() - started) / 1000).toFixed(4)} seconds\nOutput:\n${patched.answer}`;
       return { kind: "function", body, success: patched.success, bounded: true };
     }
     const env = environmentOf(inv.turn);

@@ -8,7 +8,8 @@ export const DEFAULT_MAX_OUTPUT_TOKENS = 10_000;
  * Codex's unified-exec answer: `Chunk ID`, `Wall time: {s.ssss} seconds`, `Process exited with
  * code {n}` or `Process running with session ID {id}`, `Original token count` (of the output
  * before truncation, 4 bytes a token), then `Output:` and the output bounded to
- * `max_output_tokens` (and the turn's own budget).
+ * `max_output_tokens` (and the turn's own budget), a cut one under a `Warning: truncated
+ * output` line and its `Total output lines`.
  */
 export function formatUnifiedExec(
   chunk: SessionChunk,
@@ -21,14 +22,22 @@ export function formatUnifiedExec(
 ): string {
   const tokens = opts.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS;
   const budget = chunkBudget(opts.maxOutputTokens, opts.policy);
-  const { text } = boundCaptured("", chunk.output, { mode: "tokens", limit: tokens }, budget, chunk.spilled);
+  const bounded = boundCaptured("", chunk.output, { mode: "tokens", limit: tokens }, budget, chunk.spilled);
+  const originalTokens = Math.ceil(chunk.totalBytes / 4);
+  // Codex 0.169 says so above a cut output.
+  const text = bounded.truncated
+    ? `Warning: truncated output (original token count: ${originalTokens})
+Total output lines: ${bounded.totalLines}
+
+${bounded.text}`
+    : bounded.text;
   const sections = [
     `Chunk ID: ${randomBytes(3).toString("hex")}`,
     `Wall time: ${(opts.wallMs / 1000).toFixed(4)} seconds`,
   ];
   if (chunk.exitCode !== undefined) sections.push(`Process exited with code ${chunk.exitCode}`);
   else if (opts.sessionId !== undefined) sections.push(`Process running with session ID ${opts.sessionId}`);
-  sections.push(`Original token count: ${Math.ceil(chunk.totalBytes / 4)}`, "Output:", text);
+  sections.push(`Original token count: ${originalTokens}`, "Output:", text);
   return sections.join("\n");
 }
 

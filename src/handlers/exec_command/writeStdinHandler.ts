@@ -13,6 +13,11 @@ export interface WriteStdinArgs {
 }
 
 const DEFAULT_YIELD_MS = 250;
+// Codex 0.169: an empty poll waits longer, 5 s by default, between 5 s and 300 s.
+const DEFAULT_POLL_MS = 5_000;
+const MAX_POLL_MS = 300_000;
+const pollWait = (ms: number | undefined): number =>
+  Math.min(Math.max(ms ?? DEFAULT_POLL_MS, DEFAULT_POLL_MS), MAX_POLL_MS);
 const fail = (message: string): FunctionCallError => FunctionCallError.respondToModel(`write_stdin failed: ${message}`);
 
 /**
@@ -52,11 +57,8 @@ export class WriteStdinHandler implements ToolHandler {
             : "stdin is closed for this session; rerun exec_command with tty=true to keep stdin open",
         );
       }
-      const chunk = await session.read(
-        clampYield(yieldMs ?? DEFAULT_YIELD_MS),
-        inv.signal,
-        chunkBudget(maxOutputTokens, inv.turn.truncationPolicy),
-      );
+      const wait = chars === "" ? pollWait(yieldMs) : clampYield(yieldMs ?? DEFAULT_YIELD_MS);
+      const chunk = await session.read(wait, inv.signal, chunkBudget(maxOutputTokens, inv.turn.truncationPolicy));
       if (chunk.exitCode !== undefined) this.sessions.remove(session);
       const body = formatUnifiedExec(chunk, {
         wallMs: now() - started,

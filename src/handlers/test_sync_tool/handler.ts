@@ -6,37 +6,34 @@ import { Barrier } from "./barrier.js";
 
 const DEFAULT_BARRIER_TIMEOUT_MS = 1000;
 
+/** Codex 0.169's schema and descriptions, verbatim. */
 export const TEST_SYNC_TOOL_SPEC: FunctionToolSpec = {
   type: "function",
   annotations: { readOnlyHint: true },
   name: "test_sync_tool",
-  description: "Internal synchronization helper used by integration tests.",
+  description: "Internal synchronization helper used by Codex integration tests.",
   strict: false,
   parameters: {
     type: "object",
     properties: {
-      sleep_before_ms: {
-        type: "integer",
-        minimum: 0,
-        description: "Optional delay in milliseconds before any other action",
-      },
-      sleep_after_ms: {
-        type: "integer",
-        minimum: 0,
-        description: "Optional delay in milliseconds after completing the barrier",
-      },
       barrier: {
         type: "object",
         properties: {
           id: { type: "string", description: "Identifier shared by concurrent calls that should rendezvous" },
           participants: {
-            type: "integer",
+            type: "number",
             description: "Number of tool calls that must arrive before the barrier opens",
           },
-          timeout_ms: { type: "integer", description: "Maximum time in milliseconds to wait at the barrier" },
+          timeout_ms: { type: "number", description: "Maximum barrier wait in milliseconds. Defaults to 1000." },
         },
         required: ["id", "participants"],
         additionalProperties: false,
+      },
+      sleep_after_ms: { type: "number", description: "Delay after completing the barrier. Defaults to no delay." },
+      sleep_before_ms: { type: "number", description: "Delay before any other action. Defaults to no delay." },
+      wait_for_git_enrichment: {
+        type: "boolean",
+        description: "Wait for Git enrichment for the current turn to finish, subject to a timeout.",
       },
     },
     additionalProperties: false,
@@ -47,6 +44,8 @@ interface TestSyncArgs {
   sleep_before_ms?: number;
   sleep_after_ms?: number;
   barrier?: { id: string; participants: number; timeout_ms?: number };
+  /** Accepted for Codex's schema; there is no Git enrichment here to wait for. */
+  wait_for_git_enrichment?: boolean;
 }
 
 /** Barriers by id, shared by every call in the process (as in Codex). */
@@ -90,6 +89,18 @@ export class TestSyncHandler implements ToolHandler {
 
   async handle(inv: ToolInvocation): Promise<ToolOutput> {
     const args = inv.args as TestSyncArgs;
+    // The schema says "number" (as Codex's); counts and delays are whole and not negative.
+    const wholes: Array<[string, number | undefined]> = [
+      ["sleep_before_ms", args.sleep_before_ms],
+      ["sleep_after_ms", args.sleep_after_ms],
+      ["barrier.participants", args.barrier?.participants],
+      ["barrier.timeout_ms", args.barrier?.timeout_ms],
+    ];
+    for (const [name, value] of wholes) {
+      if (value !== undefined && (!Number.isSafeInteger(value) || value < 0)) {
+        throw fail(`invalid arguments for test_sync_tool: /${name.replace(".", "/")} must be a whole number >= 0`);
+      }
+    }
     if (args.sleep_before_ms) await sleep(args.sleep_before_ms, undefined, { signal: inv.signal });
     if (args.barrier) await waitOnBarrier(args.barrier, inv.signal);
     if (args.sleep_after_ms) await sleep(args.sleep_after_ms, undefined, { signal: inv.signal });

@@ -1,9 +1,9 @@
 import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
-import { FunctionCallError, type ToolOutput, type FunctionToolSpec } from "../../protocol/index.js";
+import { FunctionCallError, type ImageDetail, type ToolOutput, type FunctionToolSpec } from "../../protocol/index.js";
 import type { PolicySubject, ToolFactory, ToolHandler, ToolInvocation } from "../../registry/index.js";
 import { environmentOf } from "../../sandbox/index.js";
-import { errorMessage, openRegularFile } from "../../util/index.js";
+import { ioErrorText, openRegularFile } from "../../util/index.js";
 
 /** The Responses API takes images up to 20 MB; a larger data URL would be rejected anyway. */
 export const DEFAULT_MAX_IMAGE_BYTES = 20 * 1024 * 1024;
@@ -13,11 +13,11 @@ export const VIEW_IMAGE_SPEC: FunctionToolSpec = {
   annotations: { readOnlyHint: true },
   name: "view_image",
   description:
-    "View a local image from the filesystem (only use if given a full filepath by the user, and the image isn't already attached to the thread context within <image ...> tags).",
+    "View a local image file from the filesystem when visual inspection is needed. Use this for images already available on disk.",
   strict: false,
   parameters: {
     type: "object",
-    properties: { path: { type: "string", description: "Local filesystem path to an image file" } },
+    properties: { path: { type: "string", description: "Local filesystem path to an image file." } },
     required: ["path"],
     additionalProperties: false,
   },
@@ -39,7 +39,10 @@ export function sniffImageType(head: Buffer): string | undefined {
   return undefined;
 }
 
-/** Codex `view_image`: the file as an `input_image` data URL (PNG, JPEG, GIF, WebP). */
+/**
+ * Codex `view_image`: the file as an `input_image` data URL (PNG, JPEG, GIF, WebP), with
+ * `detail` when given (Codex 0.169 asks for `"original"` where the model supports it).
+ */
 export class ViewImageHandler implements ToolHandler {
   readonly kind = "function" as const;
 
@@ -48,7 +51,10 @@ export class ViewImageHandler implements ToolHandler {
     return { paths: [path], summary: `view_image ${path}` };
   }
 
-  constructor(private readonly maxBytes: number = DEFAULT_MAX_IMAGE_BYTES) {}
+  constructor(
+    private readonly maxBytes: number = DEFAULT_MAX_IMAGE_BYTES,
+    private readonly detail?: ImageDetail,
+  ) {}
 
   async handle(inv: ToolInvocation): Promise<ToolOutput> {
     const asked = (inv.args as { path: string }).path;
@@ -61,7 +67,7 @@ export class ViewImageHandler implements ToolHandler {
       size = info.size;
     } catch (err) {
       if (err instanceof FunctionCallError) throw err;
-      throw fail(`unable to locate image at \`${path}\`: ${errorMessage(err)}`);
+      throw fail(`unable to locate image at \`${path}\`: ${ioErrorText(err)}`);
     }
     if (size > this.maxBytes) {
       throw fail(`image at \`${path}\` is ${size} bytes, above the limit of ${this.maxBytes} bytes`);
@@ -76,7 +82,7 @@ export class ViewImageHandler implements ToolHandler {
       }
     } catch (err) {
       if (inv.signal.aborted) throw err;
-      throw fail(`unable to read image at \`${path}\`: ${errorMessage(err)}`);
+      throw fail(`unable to read image at \`${path}\`: ${ioErrorText(err)}`);
     }
     // The size may have changed since stat; the limit holds for what was read.
     if (bytes.length > this.maxBytes) {
@@ -84,11 +90,17 @@ export class ViewImageHandler implements ToolHandler {
     }
     const mime = sniffImageType(bytes);
     if (!mime) {
-      throw fail(`unable to process image at \`${path}\`: not a PNG, JPEG, GIF or WebP image`);
+      throw fail("unable to process image: invalid or unsupported image data");
     }
     return {
       kind: "function",
-      body: [{ type: "input_image", image_url: `data:${mime};base64,${bytes.toString("base64")}` }],
+      body: [
+        {
+          type: "input_image",
+          image_url: `data:${mime};base64,${bytes.toString("base64")}`,
+          ...(this.detail && { detail: this.detail }),
+        },
+      ],
       success: true,
       bounded: true,
     };
@@ -98,9 +110,25 @@ export class ViewImageHandler implements ToolHandler {
 export interface ViewImageToolConfig {
   /** Default true. */
   viewImage?: boolean;
+  /** The `detail` view_image asks for; default none (the API decides). */
+  imageDetail?: ImageDetail;
 }
 
 export const viewImageToolFactory: ToolFactory<ViewImageToolConfig> = (config) =>
   config.viewImage === false
     ? []
-    : [{ spec: VIEW_IMAGE_SPEC, handler: new ViewImageHandler(), supportsParallel: true }];
+    : [
+        {
+          spec: VIEW_IMAGE_SPEC,
+          handler: new ViewImageHandler(DEFAULT_MAX_IMAGE_BYTES, checkDetail(config.imageDetail)),
+          supportsParallel: true,
+        },
+      ];
+
+function checkDetail(detail: unknown): ImageDetail | undefined {
+  if (detail === undefined || detail === "auto" || detail === "low" || detail === "high" || detail === "original")
+    return detail;
+  throw new TypeError(
+    `ToolsConfig.imageDetail must be "auto", "low", "high" or "original", got ${JSON.stringify(detail)}`,
+  );
+}

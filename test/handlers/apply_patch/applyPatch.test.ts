@@ -87,7 +87,7 @@ describe("applyPatch: all or nothing", () => {
       ),
     );
     expect(message).toBe(
-      `Failed to write file ${join(dir, "blocker/inside.txt")}: Not a directory\nThe patch was not applied; no files were changed.`,
+      `Failed to write file ${join(dir, "blocker/inside.txt")}: Not a directory (os error 20)\nThe patch was not applied; no files were changed.`,
     );
     // gone.txt (deleted first) and a.txt restored, fresh/ removed, no temp files left behind.
     expect(await tree()).toEqual(before);
@@ -114,7 +114,7 @@ describe("applyPatch: all or nothing", () => {
     expect(await read("made.txt")).toBe("second\n");
     expect(await read("old.txt")).toBe("reborn\n");
     await expect(apply(patch("*** Delete File: old.txt", "*** Delete File: old.txt"))).rejects.toThrow(
-      `Failed to delete file ${join(dir, "old.txt")}: No such file or directory`,
+      `Failed to read ${join(dir, "old.txt")}: No such file or directory (os error 2)`,
     );
     expect(await read("old.txt")).toBe("reborn\n");
   });
@@ -149,10 +149,11 @@ describe("applyPatch: all or nothing", () => {
       `Failed to read file to update ${join(dir, "bin.dat")}: stream did not contain valid UTF-8`,
     );
     expect(await applyError(patch("*** Update File: sub", "@@", "-x", "+y"))).toBe(
-      `Failed to read file to update ${join(dir, "sub")}: Is a directory`,
+      `Failed to read file to update ${join(dir, "sub")}: Is a directory (os error 21)`,
     );
     expect(await applyError(patch("*** Add File: sub", "+x"))).toBe(
-      `Failed to write file ${join(dir, "sub")}: Is a directory`,
+      // Codex 0.169's words for it (it finds out writing; we before writing anything).
+      `Failed to write file ${join(dir, "sub")}`,
     );
   });
 });

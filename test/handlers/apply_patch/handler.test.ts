@@ -12,13 +12,13 @@ import {
 } from "../../../src/index.js";
 import { APPLY_PATCH_LARK_GRAMMAR } from "../../../src/handlers/apply_patch/index.js";
 import { flush } from "../../support/harness.js";
-import { functionCall, useTempDir } from "../toolHarness.js";
+import { functionCall, patchRun, useTempDir } from "../toolHarness.js";
 
 let dir: string;
 useTempDir((d) => (dir = d));
 
 const ADD_HELLO = "*** Begin Patch\n*** Add File: hello.txt\n+Hello, world!\n*** End Patch\n";
-const SUCCESS = "Success. Updated the following files:\nA hello.txt\n";
+const SUCCESS = patchRun("Success. Updated the following files:\nA hello.txt\n");
 
 async function runtimeFor(config: ToolsConfig, turn: { gate?: ReadinessFlag } = {}) {
   const events: ToolEvent[] = [];
@@ -41,7 +41,7 @@ describe("apply_patch tool", () => {
       type: "custom",
       name: "apply_patch",
       description:
-        "Use the `apply_patch` tool to edit files. This is a FREEFORM tool, so do not wrap the patch in JSON.",
+        "The `apply_patch` tool can be used to edit files. This is a FREEFORM tool, so do not wrap the patch in JSON.",
       format: { type: "grammar", syntax: "lark", definition: APPLY_PATCH_LARK_GRAMMAR },
     });
     expect(APPLY_PATCH_LARK_GRAMMAR.startsWith("start: begin_patch hunk+ end_patch\n")).toBe(true);
@@ -111,7 +111,7 @@ describe("apply_patch tool", () => {
     expect(outcome?.item).toEqual({
       type: "custom_tool_call_output",
       call_id: "p1",
-      output: `Failed to find expected lines in ${join(dir, "a.txt")}:\nzzz`,
+      output: `apply_patch verification failed: Failed to find expected lines in ${join(dir, "a.txt")}:\nzzz`,
     });
     await expect(readFile(join(dir, "b.txt"))).rejects.toThrow(/ENOENT/);
   });
@@ -143,6 +143,10 @@ describe("apply_patch tool", () => {
     });
     runtime.submit(functionCall("read_file", { file_path: file }, "r2"));
     const outputs = (await runtime.drain()).map((item) => ("output" in item ? item.output : ""));
-    expect(outputs).toEqual(["L1: before", "Success. Updated the following files:\nM race.txt\n", "L1: after"]);
+    expect(outputs).toEqual([
+      "L1: before",
+      patchRun("Success. Updated the following files:\nM race.txt\n"),
+      "L1: after",
+    ]);
   });
 });

@@ -53,30 +53,35 @@ describe("parsePatch", () => {
   });
 
   it("names the missing envelope markers", () => {
-    expect(parseError("bad")).toBe("Invalid patch: The first line of the patch must be '*** Begin Patch'");
-    expect(parseError("")).toBe("Invalid patch: The first line of the patch must be '*** Begin Patch'");
+    expect(parseError("bad")).toBe("invalid patch: The first line of the patch must be '*** Begin Patch'");
+    // No lines at all: Codex 0.169 names the last line.
+    expect(parseError("")).toBe("invalid patch: The last line of the patch must be '*** End Patch'");
     expect(parseError("*** Begin Patch\nbad")).toBe(
-      "Invalid patch: The last line of the patch must be '*** End Patch'",
+      "invalid patch: The last line of the patch must be '*** End Patch'",
     );
-    expect(parseError("*** Begin Patch")).toBe("Invalid patch: The last line of the patch must be '*** End Patch'");
+    expect(parseError("*** Begin Patch")).toBe("invalid patch: The last line of the patch must be '*** End Patch'");
   });
 
   it("reports hunk errors with their line numbers", () => {
     expect(parseError(wrap("*** Update File: test.py"))).toBe(
-      "Invalid patch hunk on line 2: Update file hunk for path 'test.py' is empty",
+      "invalid hunk at line 2, Update file hunk for path 'test.py' is empty",
     );
     expect(parseError(wrap("*** Add File: a\n+x\n*** Frobnicate: b"))).toBe(
-      "Invalid patch hunk on line 4: '*** Frobnicate: b' is not a valid hunk header. Valid hunk headers: '*** Add File: {path}', '*** Delete File: {path}', '*** Update File: {path}'",
+      "invalid hunk at line 4, '*** Frobnicate: b' is not a valid hunk header. Valid hunk headers: '*** Add File: {path}', '*** Delete File: {path}', '*** Update File: {path}'",
     );
     expect(parseError(wrap("*** Update File: a\n@@\nbad"))).toBe(
-      "Invalid patch hunk on line 4: Unexpected line found in update hunk: 'bad'. Every line should start with ' ' (context line), '+' (added line), or '-' (removed line)",
+      "invalid hunk at line 4, Unexpected line found in update hunk: 'bad'. Every line should start with ' ' (context line), '+' (added line), or '-' (removed line)",
+    );
+    // Without a `@@` header the bad line is the hunk's first (Codex 0.169: line 3, not 4).
+    expect(parseError(wrap("*** Update File: a\nbad"))).toBe(
+      "invalid hunk at line 3, Unexpected line found in update hunk: 'bad'. Every line should start with ' ' (context line), '+' (added line), or '-' (removed line)",
     );
     expect(parseError(wrap("*** Update File: a\n@@\n*** End of File"))).toBe(
-      "Invalid patch hunk on line 4: Update hunk does not contain any lines",
+      "invalid hunk at line 4, Update hunk does not contain any lines",
     );
     // Only the first chunk may omit its `@@` header.
     expect(parseError(wrap("*** Update File: a\n@@\n-x\n*** End of File\n-y"))).toBe(
-      "Invalid patch hunk on line 6: Expected update hunk to start with a @@ context marker, got: '-y'",
+      "invalid hunk at line 6, Expected update hunk to start with a @@ context marker, got: '-y'",
     );
   });
 
@@ -120,10 +125,10 @@ describe("parsePatch", () => {
       expect(parsePatch(`${open}\n*** Begin Patch\n*** Add File: foo\n+hi\n*** End Patch\nEOF\n`)).toEqual(expected);
     }
     expect(parseError(`<<"EOF'\n*** Begin Patch\n*** Add File: foo\n+hi\n*** End Patch\nEOF\n`)).toBe(
-      "Invalid patch: The first line of the patch must be '*** Begin Patch'",
+      "invalid patch: The first line of the patch must be '*** Begin Patch'",
     );
     expect(parseError("<<EOF\n*** Begin Patch\n*** Update File: file2.py\nEOF\n")).toBe(
-      "Invalid patch: The last line of the patch must be '*** End Patch'",
+      "invalid patch: The last line of the patch must be '*** End Patch'",
     );
   });
 

@@ -10,7 +10,7 @@ import {
   type TurnContext,
 } from "../../../src/index.js";
 import { processAlive } from "../../../src/process/index.js";
-import { functionCall, tempDir } from "../toolHarness.js";
+import { functionCall, patchRun, tempDir } from "../toolHarness.js";
 
 /*
  * exec_command / write_stdin (DESIGN section 15) with real processes: sessions that outlive a
@@ -213,19 +213,25 @@ describe("exec_command", () => {
     expect(out.exit).toBe(0);
     expect(out.tokens).toBe(52428800 / 4);
     expect(Buffer.byteLength(out.output)).toBeLessThan(1_000);
-    expect(out.output).toMatch(/^abcdefghi\n[\s\S]*tokens truncated[\s\S]*abcdefghi\n$/);
+    // Codex 0.169's header over a cut output: the original tokens and lines.
+    expect(out.output).toMatch(
+      /^Warning: truncated output \(original token count: 13107200\)\nTotal output lines: 5242880\n\nabcdefghi\n[\s\S]*tokens truncated[\s\S]*abcdefghi\n$/,
+    );
   });
 
   it("applies apply_patch run as a command (after `cd DIR &&`) instead of running it", async () => {
     await mkdir(path.join(dir, "sub"));
     const cmd = "cd sub && apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: hello.txt\n+hi\n*** End Patch\nEOF\n";
-    const out = parse((await call("exec_command", { cmd })).text);
-    expect(out).toMatchObject({ exit: 0, output: "Success. Updated the following files:\nA hello.txt\n" });
+    // Codex 0.169: the command's wall time over the apply_patch tool's answer.
+    const out = /^Wall time: \d+\.\d{4} seconds\nOutput:\n([\s\S]*)$/.exec((await call("exec_command", { cmd })).text);
+    expect(out?.[1]).toEqual(patchRun("Success. Updated the following files:\nA hello.txt\n"));
     expect(await readFile(path.join(dir, "sub", "hello.txt"), "utf8")).toBe("hi\n");
     const bad = await call("exec_command", {
       cmd: "apply_patch <<'EOF'\n*** Begin Patch\nnonsense\n*** End Patch\nEOF",
     });
     expect(bad.success).toBe(false);
-    expect(parse(bad.text).exit).toBe(1);
+    expect(bad.text).toMatch(
+      /^Wall time: \d+\.\d{4} seconds\nOutput:\napply_patch verification failed: invalid hunk at line 2, /,
+    );
   });
 });

@@ -15,7 +15,7 @@ import { applyPatchToolFactory } from "../../../src/handlers/apply_patch/index.j
 import { interceptApplyPatch, shellToolFactory } from "../../../src/handlers/shell/index.js";
 import { createExecEnvironment } from "../../../src/sandbox/index.js";
 import { Scratch } from "../../sandbox/helpers.js";
-import { callTool, fromFactory, functionCall, routerOf, runtimeOf, useTempDir } from "../toolHarness.js";
+import { callTool, fromFactory, functionCall, patchRun, routerOf, runtimeOf, useTempDir } from "../toolHarness.js";
 
 /*
  * apply_patch run through the shell tools (Codex's interception): `["apply_patch", PATCH]` or a
@@ -129,7 +129,9 @@ describe("apply_patch run through the shell tools", () => {
     const viaShell = await callTool(shellTools, "shell", { command: ["bash", "-lc", heredoc(patch)] }, { cwd: dir });
     expect(viaShell.success).toBe(false);
     expect(exec(viaShell.text)).toEqual({ exit: 1, output: viaTool.text });
-    expect(viaTool.text).toMatch(/^Failed to find expected lines in .*m\.txt:\n-?nope/);
+    expect(viaTool.text).toMatch(
+      /^apply_patch verification failed: Failed to find expected lines in .*m\.txt:\n-?nope/,
+    );
     expect(await read("m.txt")).toBe("one\n");
     expect(existsSync(path.join(dir, "first.txt"))).toBe(false);
   });
@@ -138,7 +140,7 @@ describe("apply_patch run through the shell tools", () => {
     const out = await callTool(shellTools, "shell", { command: ["apply_patch", "fix.patch"] }, { cwd: dir });
     expect(exec(out.text)).toEqual({
       exit: 1,
-      output: "Invalid patch: The first line of the patch must be '*** Begin Patch'",
+      output: "apply_patch verification failed: invalid patch: The first line of the patch must be '*** Begin Patch'",
     });
     const empty = await callTool(shellTools, "shell", { command: ["bash", "-c", heredoc("")] }, { cwd: dir });
     expect(exec(empty.text).exit).toBe(1);
@@ -200,11 +202,15 @@ describe("interceptApplyPatch: the helper for other command tools", () => {
     const argv = ["/bin/zsh", "-lc", heredoc(addFile("x.txt"), "cd s && ")];
     expect(await interceptApplyPatch(inv(), argv, cwd)).toEqual({
       text: "Success. Updated the following files:\nA x.txt\n",
+      answer: patchRun("Success. Updated the following files:\nA x.txt\n"),
       success: true,
     });
     expect(await read("w/s/x.txt")).toBe("hello\n");
+    const refused =
+      "apply_patch verification failed: invalid patch: The first line of the patch must be '*** Begin Patch'";
     expect(await interceptApplyPatch(inv(), ["apply_patch", "nope"], cwd)).toEqual({
-      text: "Invalid patch: The first line of the patch must be '*** Begin Patch'",
+      text: refused,
+      answer: refused,
       success: false,
     });
   });

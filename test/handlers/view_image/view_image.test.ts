@@ -47,14 +47,14 @@ describe("view_image", () => {
     const missing = join(dir, "missing.png");
     const m = await callTool(tools, "view_image", { path: missing });
     expect(m.success).toBe(false);
-    expect(m.text).toMatch(new RegExp(`^unable to locate image at \`${missing}\`: ENOENT`));
+    expect(m.text).toBe(`unable to locate image at \`${missing}\`: No such file or directory (os error 2)`);
 
     expect((await callTool(tools, "view_image", { path: dir })).text).toBe(`image path \`${dir}\` is not a file`);
 
     const text = join(dir, "notes.png");
     await writeFile(text, "just text");
     expect((await callTool(tools, "view_image", { path: text })).text).toBe(
-      `unable to process image at \`${text}\`: not a PNG, JPEG, GIF or WebP image`,
+      "unable to process image: invalid or unsupported image data",
     );
   });
 
