@@ -1,5 +1,7 @@
 import { spawn, type ChildProcess, type StdioOptions } from "node:child_process";
+import { killProcessGroup } from "./groups.js";
 import { trackProcessGroup } from "./hostExit.js";
+import { childClosed } from "./reap.js";
 
 /** A started child leading its own process group, tracked so it dies with the host. */
 export interface GroupChild {
@@ -46,4 +48,61 @@ export async function spawnGroup(
   });
   const pgid = child.pid as number;
   return { child, pgid, closed, exited, untrack: trackProcessGroup(pgid, { forwardHostSignals: true }) };
+}
+
+/** What `runProgram` returns: the exit code (null when a signal or the timeout ended it) and both outputs. */
+export interface ProgramResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  timedOut: boolean;
+}
+
+/**
+ * Runs a helper of the host's (the `docker` CLI) to its end in its own group and returns its
+ * output; SIGKILL to the group after `timeoutMs`. Rejects only when it cannot start.
+ */
+export async function runProgram(
+  program: string,
+  args: readonly string[],
+  opts: { env: NodeJS.ProcessEnv; timeoutMs: number; cwd?: string },
+): Promise<ProgramResult> {
+  const started = await spawnGroup(program, args, {
+    cwd: opts.cwd ?? "/",
+    env: opts.env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const { child, pgid, closed, exited, untrack } = started;
+  let stdout = "";
+  let stderr = "";
+  child.stdout?.setEncoding("utf8").on("data", (s: string) => (stdout += s));
+  child.stderr?.setEncoding("utf8").on("data", (s: string) => (stderr += s));
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    void killProcessGroup(pgid);
+  }, opts.timeoutMs);
+  try {
+    const { code } = await exited;
+    await childClosed(closed);
+    return { code: timedOut ? null : code, stdout, stderr, timedOut };
+  } finally {
+    clearTimeout(timer);
+    await killProcessGroup(pgid);
+    untrack();
+  }
+}
+
+/**
+ * Starts `program` and forgets it: in its own session, untracked, unreferenced, so it outlives
+ * this process. For clean-up that must run as the host exits (removing a container).
+ */
+export function spawnDetached(program: string, args: readonly string[], env: NodeJS.ProcessEnv): void {
+  try {
+    const child = spawn(program, args, { env, detached: true, stdio: "ignore" });
+    child.on("error", () => undefined);
+    child.unref();
+  } catch {
+    // Exit-time clean-up is best effort: the next environment reaps what is left (by label).
+  }
 }
