@@ -15,7 +15,7 @@ import { afterAll, beforeAll, expect, it, vi } from "vitest";
 import { createDockerEnvironment, createToolRouter, createTurnContext, ToolCallRuntime } from "../../src/index.js";
 import type { DockerEnvironment, DockerEnvironmentOptions } from "../../src/sandbox/index.js";
 import { runCommand } from "../../src/sandbox/index.js";
-import { TSX } from "../cli/helpers.js";
+import { collect, jsonLines, spawnCli, TSX } from "../cli/helpers.js";
 import { functionCall } from "../handlers/toolHarness.js";
 import {
   buildTestImage,
@@ -182,6 +182,26 @@ describeDocker("Docker environment", () => {
     await env.close();
     expect(docker(["ps", "-aq", "--filter", `label=toolcall.session=${env.session}`]).trim()).toBe("");
     await expect(env.spawn({ argv: ["true"], cwd: ws })).rejects.toThrow("the Docker environment is closed");
+  });
+
+  it("toolcall exec --docker-image runs the turn's commands in a container and removes it at the end", async () => {
+    const cli = spawnCli(["exec", "--docker-image", image, "--cwd", ws]);
+    const done = collect(cli);
+    cli.stdin?.end(
+      `${JSON.stringify({
+        type: "function_call",
+        call_id: "c1",
+        name: "shell",
+        arguments: JSON.stringify({ command: ["cat", "/proc/sys/kernel/hostname"] }),
+      })}\n`,
+    );
+    const result = await done;
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+    const [output] = jsonLines(result.stdout);
+    expect(String(output?.["output"])).toContain("Exit code: 0");
+    expect(String(output?.["output"])).not.toContain(os.hostname());
+    expect(docker(["ps", "-aq", "--filter", `label=toolcall.pid=${cli.pid}`]).trim()).toBe("");
   });
 
   it("leaves no container behind a host that exits without close, or is killed by SIGKILL", async () => {
