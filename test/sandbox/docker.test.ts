@@ -20,12 +20,12 @@ import { functionCall } from "../handlers/toolHarness.js";
 import {
   buildTestImage,
   containersOf,
-  describeDocker,
   docker,
+  dockerProblem,
   processesIn,
   removeTestImage,
 } from "../support/docker.js";
-import { run, Scratch, shellIn } from "./helpers.js";
+import { describeRequiring, run, Scratch, shellIn } from "./helpers.js";
 
 const FIXTURE = path.join(path.dirname(fileURLToPath(import.meta.url)), "fixtures", "dockerHost.ts");
 const scratch = new Scratch();
@@ -39,7 +39,7 @@ async function open(opts: Partial<DockerEnvironmentOptions> = {}): Promise<Docke
   return env;
 }
 
-describeDocker("Docker environment", () => {
+describeRequiring(await dockerProblem(), "Docker environment", () => {
   beforeAll(() => {
     image = buildTestImage();
   }, 60_000);

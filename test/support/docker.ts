@@ -1,5 +1,5 @@
 /**
- * For the Docker environment's tests and bench (DESIGN section 16): a Docker Engine that runs
+ * For the Docker environment's tests and `bench/docker.ts` (DESIGN section 16): a Docker Engine that runs
  * (started here when it does not: root only, `dockerd --iptables=false --bridge=none`, shared by
  * every test file that asks), and a small image made on this machine (no registry is reachable):
  * the host's sh, bash and a few coreutils with their libraries, `docker import`ed.
@@ -9,7 +9,6 @@ import { copyFileSync, mkdirSync, mkdtempSync, openSync, rmSync, symlinkSync, ch
 import os from "node:os";
 import path from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
-import { beforeAll, describe } from "vitest";
 
 const PROGRAMS = ["sh", "bash", "sleep", "cat", "ls", "env", "hostname", "mkdir", "rm", "true", "wc", "head"];
 
@@ -40,7 +39,7 @@ function which(name: string): string | undefined {
 }
 
 /** Starts dockerd when it is not running and this is root; undefined once the engine answers, else why not. */
-async function engineProblem(): Promise<string | undefined> {
+async function startEngine(): Promise<string | undefined> {
   if (which("docker") === undefined) return "the docker CLI is not installed";
   if (engineAnswers()) return undefined;
   const dockerd = which("dockerd");
@@ -59,26 +58,12 @@ async function engineProblem(): Promise<string | undefined> {
   return `dockerd did not answer within 30 s (log: ${path.join(os.tmpdir(), "toolcall-test-dockerd.log")})`;
 }
 
-/** Why the Docker tests cannot run here, or undefined when they can. */
-export const DOCKER_PROBLEM: string | undefined = await engineProblem();
+let problem: Promise<string | undefined> | undefined;
 
-/**
- * A suite that needs Docker. Without it, skipped with the reason in its name; under `CI=true`
- * it runs and fails instead (.ci/run installs docker.io and starts dockerd).
- */
-export function describeDocker(name: string, body: () => void): void {
-  if (DOCKER_PROBLEM === undefined) {
-    describe(name, body);
-  } else if (process.env["CI"] === "true") {
-    describe(name, () => {
-      beforeAll(() => {
-        throw new Error(`${DOCKER_PROBLEM}: under CI=true the Docker tests must run, not skip`);
-      });
-      body();
-    });
-  } else {
-    describe.skip(`${name} [skipped: ${DOCKER_PROBLEM}]`, body);
-  }
+/** Why Docker cannot be used here, or undefined once the engine answers (started on first call). */
+export function dockerProblem(): Promise<string | undefined> {
+  problem ??= startEngine();
+  return problem;
 }
 
 /** Builds a ~5 MB image from the host's own programs and their libraries; returns its name. */
