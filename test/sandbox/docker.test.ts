@@ -175,6 +175,22 @@ describeRequiring(await dockerProblem(), "Docker environment", () => {
     }
   });
 
+  it("grep_files finds matches when the image has no ripgrep (the search falls back to the host's copy)", async () => {
+    const dir = await scratch.inTmp("docker-grep");
+    const grepEnv = await open({ workspace: dir });
+    await run(grepEnv, ["sh", "-c", "echo needle-in-container > found.txt"], { cwd: dir });
+    const router = await createToolRouter({});
+    try {
+      const runtime = new ToolCallRuntime(router, createTurnContext({ cwd: dir, environment: grepEnv }));
+      runtime.submit(functionCall("grep_files", { pattern: "needle-in-container" }));
+      const [outcome] = await runtime.drainOutcomes();
+      expect((outcome!.item as { output: string }).output).toContain(path.join(dir, "found.txt"));
+      expect(outcome!.success).toBe(true);
+    } finally {
+      await router.close();
+    }
+  });
+
   it("close() removes the container and refuses later commands", async () => {
     const env = await open();
     await run(env, ["true"], { cwd: ws });
