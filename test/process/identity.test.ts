@@ -50,7 +50,7 @@ describe("onHostExit", () => {
     await withTempDir(async (dir) => {
       const child = host(dir, "wait");
       const result = collect(child);
-      await once(child.stdout!, "data");
+      await once(child.stdout, "data");
       child.kill("SIGTERM");
       expect((await result).signal).toBe("SIGTERM");
       expect(existsSync(path.join(dir, "kept"))).toBe(true);
