@@ -19,12 +19,21 @@ export interface GroupChild {
  * Spawns `program` as the leader of a new process group (setsid), so the whole group can be
  * signalled and nothing it starts outlives it; resolves once it has started, rejects with the
  * spawn error (ENOENT, EACCES, ...) when it cannot. A Ctrl-C at the host's terminal is passed
- * on to the group, as the terminal would to its foreground job.
+ * on to the group, as the terminal would to its foreground job (unless `forwardHostSignals` is false).
  */
 export async function spawnGroup(
   program: string,
   args: readonly string[],
-  opts: { cwd: string; env: NodeJS.ProcessEnv; stdio: StdioOptions },
+  opts: {
+    cwd: string;
+    env: NodeJS.ProcessEnv;
+    stdio: StdioOptions;
+    /**
+     * Default true. False for a program whose own end does not end its work (the `docker` CLI:
+     * its command runs on inside the container), which the caller stops its own way.
+     */
+    forwardHostSignals?: boolean;
+  },
 ): Promise<GroupChild> {
   const child = spawn(program, args, { cwd: opts.cwd, env: opts.env, detached: true, stdio: opts.stdio });
   // Errors after start-up (none expected: we signal the group ourselves) must never crash the host.
@@ -47,7 +56,8 @@ export async function spawnGroup(
     child.once("error", reject);
   });
   const pgid = child.pid as number;
-  return { child, pgid, closed, exited, untrack: trackProcessGroup(pgid, { forwardHostSignals: true }) };
+  const untrack = trackProcessGroup(pgid, { forwardHostSignals: opts.forwardHostSignals ?? true });
+  return { child, pgid, closed, exited, untrack };
 }
 
 /** What `runProgram` returns: the exit code (null when a signal or the timeout ended it) and both outputs. */
@@ -71,6 +81,8 @@ export async function runProgram(
     cwd: opts.cwd ?? "/",
     env: opts.env,
     stdio: ["ignore", "pipe", "pipe"],
+    // Bookkeeping (create, remove, kill inside a container) must finish even on a Ctrl-C.
+    forwardHostSignals: false,
   });
   const { child, pgid, closed, exited, untrack } = started;
   let stdout = "";

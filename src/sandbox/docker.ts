@@ -186,6 +186,9 @@ export class DockerEnvironment implements ExecEnvironment {
         cwd: this.workspace,
         env: clientEnv,
         stdio: [stdin, "pipe", "pipe"],
+        // A signal would end the CLI (exit 0 on SIGINT) and leave the command running inside:
+        // the host's Ctrl-C reaches the command through the turn's abort instead.
+        forwardHostSignals: false,
       });
       return dockerProcess(this.cli, this.container, started, tty);
     } catch (err) {
@@ -205,13 +208,16 @@ export class DockerEnvironment implements ExecEnvironment {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    const started = this.started;
-    if (started === undefined) return;
-    await started.catch(() => undefined);
+    await this.started?.catch(() => undefined);
+    // Never asked to start: there is nothing to remove.
+    if (this.removeAtExit === undefined) return;
     try {
       await this.cli.run(["rm", "--force", this.container]);
+    } catch (err) {
+      // A start that failed left none (older CLIs say so with an error).
+      if (!/No such container/i.test(errorMessage(err))) throw err;
     } finally {
-      this.removeAtExit?.();
+      this.removeAtExit();
     }
   }
 }

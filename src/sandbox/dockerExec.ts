@@ -1,5 +1,4 @@
 import { PassThrough, Readable } from "node:stream";
-import { setTimeout as delay } from "node:timers/promises";
 import { childClosed, killProcessGroup, type GroupChild } from "../process/index.js";
 import type { SpawnedProcess } from "../protocol/index.js";
 import type { DockerCli } from "./dockerCli.js";
@@ -95,19 +94,22 @@ export function dockerProcess(cli: DockerCli, container: string, started: GroupC
   let killed = false;
 
   /**
-   * Signals the command's group inside the container. Once the CLI saw the wrapper end, its pid
-   * may belong to another command: only `force` (the CLI died, not the wrapper) sends anyway.
+   * Signals the command's group inside the container. Not once the wrapper ended (the CLI exited
+   * with its code; the host's signals are not passed on to the CLI): its pid may belong to
+   * another command by now. A CLI killed by a signal left the command running: that one is.
    */
-  const killInside = async (signal: "TERM" | "KILL", graceMs: number, force = false): Promise<void> => {
+  const killInside = async (signal: "TERM" | "KILL", graceMs: number): Promise<void> => {
     const pid = await inner;
-    if (pid === undefined || (ended !== undefined && !force)) return;
+    if (pid === undefined || (ended !== undefined && ended.code !== null)) return;
     killed = true;
     const polls = String(Math.ceil(graceMs / POLL_MS));
     // The container may already be gone (closed): then so is the command.
     await cli.run(["exec", container, "sh", "-c", KILL, "sh", String(pid), polls, signal]).catch(() => undefined);
   };
   const cliGone = async (): Promise<void> => {
-    await Promise.race([exited, delay(CLI_EXIT_MS)]);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([exited, new Promise<void>((resolve) => (timer = setTimeout(resolve, CLI_EXIT_MS)))]);
+    clearTimeout(timer);
     await killProcessGroup(pgid);
   };
 
@@ -125,9 +127,9 @@ export function dockerProcess(cli: DockerCli, container: string, started: GroupC
     dispose: () =>
       (disposing ??= (async () => {
         try {
-          // The wrapper cleaned up after a command that ended by itself; a CLI that died by a
-          // host signal left its command running inside.
-          if (!killed && ended?.code === null) await killInside("KILL", 0, true);
+          // The wrapper cleaned up after a command that ended by itself; a CLI killed by a
+          // signal left its command running inside.
+          if (!killed && ended?.code === null) await killInside("KILL", 0);
           await killProcessGroup(pgid);
           await childClosed(closed);
         } finally {

@@ -130,6 +130,18 @@ describeRequiring(await dockerProblem(), "Docker environment", () => {
     controller.abort();
     expect((await running).aborted).toBe(true);
     expect(processesIn(env.container).join("\n")).not.toMatch(/sleep 100[012]/);
+
+    // Killing the docker CLI on the host ends only the CLI: the command it left running inside
+    // is killed when the process is disposed of.
+    const proc = await env.spawn({ argv: ["sleep", "1003"], cwd: ws });
+    await vi.waitFor(() => expect(processesIn(env.container).join("\n")).toContain("sleep 1003"), {
+      timeout: 10_000,
+      interval: 50,
+    });
+    process.kill(-proc.pid!, "SIGKILL");
+    expect((await proc.exited).code).toBeNull();
+    await proc.dispose();
+    expect(processesIn(env.container).join("\n")).not.toContain("sleep 1003");
   });
 
   it("keeps two sessions apart: neither sees the other's files", async () => {
