@@ -134,10 +134,15 @@ describeRequiring(await dockerProblem(), "Docker environment", () => {
     // Killing the docker CLI on the host ends only the CLI: the command it left running inside
     // is killed when the process is disposed of.
     const proc = await env.spawn({ argv: ["sleep", "1003"], cwd: ws });
-    await vi.waitFor(() => { expect(processesIn(env.container).join("\n")).toContain("sleep 1003"); }, {
-      timeout: 10_000,
-      interval: 50,
-    });
+    await vi.waitFor(
+      () => {
+        expect(processesIn(env.container).join("\n")).toContain("sleep 1003");
+      },
+      {
+        timeout: 10_000,
+        interval: 50,
+      },
+    );
     process.kill(-proc.pid!, "SIGKILL");
     expect((await proc.exited).code).toBeNull();
     await proc.dispose();
