@@ -24,11 +24,11 @@ export interface DockerSettings {
 
 /** Top-level keys this module reads. */
 export const SANDBOX_CONFIG_KEYS = [
-  "docker",
   "sandbox",
   "sandbox_mode",
   "sandbox_workspace_write",
   "shell_environment_policy",
+  "docker",
 ] as const;
 
 const SANDBOX_KEYS = ["mode", "writable_roots", "network_access", "readable_roots"] as const;
