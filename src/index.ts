@@ -101,9 +101,12 @@ export {
   type RiskLevel,
 } from "./policy/index.js";
 
-// sandbox: where commands run and files are written (DESIGN section 12)
+// sandbox: where commands run and files are written (DESIGN section 12); containers (section 16)
 export {
+  createDockerEnvironment,
   createExecEnvironment,
+  DockerEnvironment,
+  type DockerEnvironmentOptions,
   environmentOf,
   runCommand,
   type ExecEnvironmentOptions,

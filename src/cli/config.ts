@@ -9,9 +9,11 @@ import type { EnvironmentPolicy } from "../protocol/index.js";
 import { errorMessage } from "../util/index.js";
 import { ConfigError, isTable, Section, typeName } from "./configSection.js";
 import {
+  parseDockerSettings,
   parseSandboxSettings,
   parseShellEnvironmentPolicy,
   SANDBOX_CONFIG_KEYS,
+  type DockerSettings,
   type SandboxSettings,
 } from "./sandboxConfig.js";
 
@@ -37,6 +39,8 @@ export interface CliConfig {
   sandbox?: SandboxSettings;
   /** `[shell_environment_policy]`: which variables commands see. */
   shellEnvironmentPolicy?: EnvironmentPolicy;
+  /** `[docker]`: commands run in a container of `image` (the sandbox settings then do not apply). */
+  docker?: DockerSettings;
 }
 
 export const DEFAULT_CONFIG_NAME = "toolcall.toml";
@@ -220,6 +224,8 @@ export function parseCliConfig(doc: unknown, file: string): Omit<CliConfig, "mcp
   if (doc["hooks"] !== undefined) config.hooks = parseHooks(doc["hooks"], file);
   const sandbox = parseSandboxSettings(new Section(file, "", doc));
   if (sandbox !== undefined) config.sandbox = sandbox;
+  const docker = parseDockerSettings(new Section(file, "", doc));
+  if (docker !== undefined) config.docker = docker;
   if (doc["shell_environment_policy"] !== undefined) {
     config.shellEnvironmentPolicy = parseShellEnvironmentPolicy(section("shell_environment_policy"));
   }

@@ -56,6 +56,14 @@ export class Section {
     return v;
   }
 
+  /** A boolean or a non-empty string (`network = true`, `network = "host"`). */
+  booleanOrString(key: string): boolean | string | undefined {
+    const v = this.table[key];
+    if (v === undefined) return undefined;
+    if (typeof v !== "boolean" && (typeof v !== "string" || v === "")) this.fail(key, "boolean or a non-empty string");
+    return v;
+  }
+
   /** A non-empty string. */
   string(key: string): string | undefined {
     const v = this.table[key];

@@ -33,7 +33,14 @@ sandbox options (exec, serve-mcp, demo):
                      the temp directory and writable_roots, and have no network). The sandboxed
                      modes need bubblewrap (bwrap); without it their commands are refused.
                      demo default: workspace-write when bwrap is installed, else full access
-  --network          let sandboxed commands use the network (sets network_access)
+  --network          let sandboxed commands use the network (sets network_access; with
+                     --docker-image: the engine's default network instead of none)
+
+container options (exec, serve-mcp):
+  --docker-image IMAGE
+                     run every command in a container of IMAGE (one per session, the working
+                     directory bound at the same path, no network unless --network, removed
+                     when the command ends); over [docker] image. Not with --sandbox
 
 exec options:
   --events FILE      write every tool event to FILE as JSONL
@@ -47,6 +54,8 @@ config file (toml; snake_case keys in .json too):
                      (relative roots resolve against the config file's directory)
   sandbox_mode = MODE, [sandbox_workspace_write] writable_roots, network_access
                      Codex's names for the same settings; both places must agree
+  [docker]           image, network (true or a network name), user, host (a DOCKER_HOST);
+                     [sandbox] does not apply while an image is set
   [shell_environment_policy]
                      inherit = "all" | "core" | "none", ignore_default_excludes, exclude,
                      include_only (name globs), set = { NAME = "value" }; by default names
@@ -67,6 +76,15 @@ const common = {
 const sandboxOptions = {
   sandbox: { type: "string" },
   network: { type: "boolean" },
+} as const satisfies ParseArgsConfig["options"];
+
+/**
+ * For the commands whose tools run commands of their own, the sandbox options plus where the
+ * commands run; share these (and `environmentFlags`) with any command that serves tools.
+ */
+const environmentOptions = {
+  ...sandboxOptions,
+  "docker-image": { type: "string" },
 } as const satisfies ParseArgsConfig["options"];
 
 type Command = (args: string[]) => Promise<number>;
@@ -106,19 +124,36 @@ function sandboxFlags(values: { sandbox?: string | boolean; network?: string | b
   };
 }
 
+function environmentFlags(values: {
+  sandbox?: string | boolean;
+  network?: string | boolean;
+  "docker-image"?: string | boolean;
+}) {
+  const image = values["docker-image"];
+  if (image === "" || (typeof image === "string" && image.startsWith("-"))) {
+    throw new ConfigError(`--docker-image: expected an image name, got ${JSON.stringify(image)}`);
+  }
+  return { ...sandboxFlags(values), dockerImage: typeof image === "string" ? image : undefined };
+}
+
 const commands: Record<string, Command> = {
   exec: async (args) => {
-    const { values, positionals } = parse(args, { ...sandboxOptions, events: { type: "string" } }, 1);
+    const { values, positionals } = parse(args, { ...environmentOptions, events: { type: "string" } }, 1);
     return runExec({
       ...commonOpts(values),
-      ...sandboxFlags(values),
+      ...environmentFlags(values),
       inputFile: positionals[0],
       eventsFile: values.events,
     });
   },
   "serve-mcp": async (args) => {
-    const { values } = parse(args, { ...sandboxOptions, http: { type: "string" } });
-    return runServeMcp({ ...commonOpts(values), ...sandboxFlags(values), http: values.http, version: PACKAGE_VERSION });
+    const { values } = parse(args, { ...environmentOptions, http: { type: "string" } });
+    return runServeMcp({
+      ...commonOpts(values),
+      ...environmentFlags(values),
+      http: values.http,
+      version: PACKAGE_VERSION,
+    });
   },
   demo: async (args) => {
     const { values } = parse(args, sandboxOptions);

@@ -1,19 +1,21 @@
 import { findExecutable } from "../process/index.js";
 import type { EnvironmentPolicy, ExecEnvironment, SandboxMode, SandboxPolicy } from "../protocol/index.js";
-import { createExecEnvironment } from "../sandbox/index.js";
+import { createDockerEnvironment, createExecEnvironment } from "../sandbox/index.js";
 import { errorMessage } from "../util/index.js";
 import { ConfigError } from "./configSection.js";
-import { SANDBOX_MODES, type SandboxSettings } from "./sandboxConfig.js";
+import { SANDBOX_MODES, type DockerSettings, type SandboxSettings } from "./sandboxConfig.js";
 
 /** The commands that run tools sandbox them unless told otherwise (the library's default is full access). */
 export const DEFAULT_SANDBOX_MODE: SandboxMode = "workspace-write";
 
-/** `--sandbox MODE` and `--network`. */
+/** `--sandbox MODE`, `--network` and `--docker-image IMAGE`. */
 export interface SandboxFlags {
   /** Over the config's mode. */
   sandbox?: SandboxMode | undefined;
   /** Network for sandboxed commands, whatever the config says. */
   network?: boolean | undefined;
+  /** Run commands in a container of this image (over `[docker] image`). */
+  dockerImage?: string | undefined;
 }
 
 /** `--sandbox`'s value, checked before anything starts. */
@@ -54,11 +56,44 @@ export async function openEnvironment(
 }
 
 /**
+ * The session's environment: a container when `--docker-image` or `[docker] image` names one
+ * (DESIGN section 16; `--sandbox` does not apply there: the container is the boundary), else the
+ * local one with the config's sandbox and the flags over it. Problems are the user's to fix.
+ */
+export async function sessionEnvironment(
+  cwd: string,
+  config: { sandbox?: SandboxSettings; docker?: DockerSettings; shellEnvironmentPolicy?: EnvironmentPolicy },
+  flags: SandboxFlags,
+): Promise<ExecEnvironment> {
+  const docker = config.docker;
+  const image = flags.dockerImage ?? docker?.image;
+  if (image === undefined)
+    return openEnvironment(cwd, sandboxPolicy(config.sandbox, flags), config.shellEnvironmentPolicy);
+  if (flags.sandbox !== undefined) {
+    throw new ConfigError("--sandbox does not apply to a Docker environment (the container is the boundary)");
+  }
+  const configured = docker?.network ?? false;
+  try {
+    return await createDockerEnvironment({
+      image,
+      workspace: cwd,
+      // `--network` turns it on; a network the config names stays the one used.
+      network: flags.network === true && configured === false ? true : configured,
+      ...(config.shellEnvironmentPolicy !== undefined && { env: config.shellEnvironmentPolicy }),
+      ...(docker?.user !== undefined && { user: docker.user }),
+      ...(docker?.host !== undefined && { docker: { host: docker.host } }),
+    });
+  } catch (err) {
+    throw new ConfigError(`docker: ${errorMessage(err)}`);
+  }
+}
+
+/**
  * One line for stderr when the environment sandboxes commands but bubblewrap is missing: the
  * commands are refused (never run unconfined), and the user should know before the first one.
  */
 export async function sandboxWarning(env: ExecEnvironment): Promise<string | undefined> {
-  if (env.sandbox.mode === "danger-full-access" || (await bwrapInstalled())) return undefined;
+  if (env.kind !== "bubblewrap" || (await bwrapInstalled())) return undefined;
   return (
     `warning: sandbox mode ${env.sandbox.mode} needs bubblewrap (bwrap), which is not on PATH; ` +
     `every command will be refused (install bubblewrap or use --sandbox danger-full-access)`

@@ -11,12 +11,24 @@ export const SANDBOX_MODES = [
 /** What the config file says about the sandbox; the command picks the mode when it says none. */
 export type SandboxSettings = Partial<SandboxPolicy>;
 
+/** `[docker]`: run the session's commands in a container (DESIGN section 16). */
+export interface DockerSettings {
+  image?: string;
+  /** false (default): no network; true: the engine's default network; a string: that network. */
+  network?: boolean | string;
+  /** `docker run --user`. */
+  user?: string;
+  /** The engine, as a DOCKER_HOST value. */
+  host?: string;
+}
+
 /** Top-level keys this module reads. */
 export const SANDBOX_CONFIG_KEYS = [
   "sandbox",
   "sandbox_mode",
   "sandbox_workspace_write",
   "shell_environment_policy",
+  "docker",
 ] as const;
 
 const SANDBOX_KEYS = ["mode", "writable_roots", "network_access", "readable_roots"] as const;
@@ -70,6 +82,25 @@ export function parseSandboxSettings(root: Section): SandboxSettings | undefined
   if (writableRoots !== undefined) settings.writableRoots = writableRoots;
   if (networkAccess !== undefined) settings.networkAccess = networkAccess;
   if (readableRoots !== undefined) settings.readableRoots = readableRoots;
+  return settings;
+}
+
+const DOCKER_KEYS = ["image", "network", "user", "host"] as const;
+
+/** `[docker]` (image, network, user, host); undefined when the file has none. */
+export function parseDockerSettings(root: Section): DockerSettings | undefined {
+  const s = root.subTable("docker");
+  if (s === undefined) return undefined;
+  s.rejectUnknown(DOCKER_KEYS);
+  const settings: DockerSettings = {};
+  const image = s.string("image");
+  if (image !== undefined) settings.image = image;
+  const network = s.booleanOrString("network");
+  if (network !== undefined) settings.network = network;
+  for (const key of ["user", "host"] as const) {
+    const value = s.string(key);
+    if (value !== undefined) settings[key] = value;
+  }
   return settings;
 }
 

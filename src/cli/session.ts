@@ -9,7 +9,7 @@ import { ConfigError, loadCliConfig, type CliConfig } from "./config.js";
 import { PermissionEngine, type PermissionMode, type PermissionPolicy } from "../policy/index.js";
 import type { ExecEnvironment } from "../protocol/index.js";
 import { errorMessage } from "../util/index.js";
-import { openEnvironment, sandboxPolicy, type SandboxFlags } from "./sandbox.js";
+import { sessionEnvironment, type SandboxFlags } from "./sandbox.js";
 
 export const EXIT_OK = 0;
 export const EXIT_FATAL = 1;
@@ -140,7 +140,7 @@ export interface CliSession {
   logger: Logger;
   router: ToolRouter;
   turn: TurnContext;
-  /** Where the turn's commands run: the config's sandbox with the flags over it. */
+  /** Where the turn's commands run: a container (`--docker-image`, `[docker]`), or the config's sandbox with the flags over it. */
   environment: ExecEnvironment;
   /** The configured MCP servers, when there are any. */
   mcp: McpConnectionManager | undefined;
@@ -185,7 +185,7 @@ export async function openSession(
   // Before any MCP server starts: a bad policy must not leave one running.
   const permissions = permissionEngine(config, opts.permissions, opts.approve);
   // One environment for the session: every turn's commands share its roots and variables.
-  const environment = await openEnvironment(cwd, sandboxPolicy(config.sandbox, opts), config.shellEnvironmentPolicy);
+  const environment = await sessionEnvironment(cwd, config, opts);
   const commands = new RunningCommands();
   const onEvent = (event: ToolEvent): void => {
     commands.observe(event);

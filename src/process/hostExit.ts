@@ -38,9 +38,20 @@ interface TrackedGroup {
 
 const HOST_ENDING_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
 const tracked = new Set<TrackedGroup>();
+/** Clean-up that must run when the host ends (removing its containers); synchronous. */
+const exitActions = new Set<() => void>();
+
+const hooked = (): boolean => tracked.size > 0 || exitActions.size > 0;
 
 const killTracked = (): void => {
   for (const group of tracked) signalProcessGroup(group.pgid, "SIGKILL");
+  for (const action of exitActions) {
+    try {
+      action();
+    } catch {
+      // one failed clean-up must not keep the others from running
+    }
+  }
 };
 
 function onHostSignal(signal: NodeJS.Signals): void {
@@ -48,6 +59,7 @@ function onHostSignal(signal: NodeJS.Signals): void {
   if (process.listeners(signal).some((listener) => listener !== onHostSignal)) return;
   killTracked();
   tracked.clear();
+  exitActions.clear();
   setHostHooks(false);
   process.kill(process.pid, signal);
 }
@@ -65,12 +77,31 @@ function setHostHooks(on: boolean): void {
  */
 export function trackProcessGroup(pgid: number, opts: TrackOptions = {}): () => void {
   const group: TrackedGroup = { pgid, forwardHostSignals: opts.forwardHostSignals ?? false };
-  if (tracked.size === 0) setHostHooks(true);
+  if (!hooked()) setHostHooks(true);
   tracked.add(group);
   watch(pgid, true);
   return () => {
     if (!tracked.delete(group)) return;
     watch(pgid, false);
-    if (tracked.size === 0) setHostHooks(false);
+    if (!hooked()) setHostHooks(false);
+  };
+}
+
+/**
+ * Runs `action` (synchronously: start a detached clean-up, never wait for it) when this process
+ * exits or a SIGINT, SIGTERM or SIGHUP ends it, on the same hooks as the tracked groups. Not on
+ * SIGKILL: whoever registers must also clean up after a dead host (the Docker environment reaps
+ * containers by label). Call the returned function once the action is no longer needed.
+ */
+export function onHostExit(action: () => void): () => void {
+  // A function of its own, so registering the same action twice keeps two entries.
+  const entry = (): void => {
+    action();
+  };
+  if (!hooked()) setHostHooks(true);
+  exitActions.add(entry);
+  return () => {
+    if (!exitActions.delete(entry)) return;
+    if (!hooked()) setHostHooks(false);
   };
 }

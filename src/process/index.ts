@@ -12,7 +12,8 @@ export {
   signalProcessGroup,
   terminateProcessGroup,
 } from "./groups.js";
-export { trackProcessGroup, type TrackOptions } from "./hostExit.js";
+export { onHostExit, trackProcessGroup, type TrackOptions } from "./hostExit.js";
+export { identityDead, ownIdentity, type ProcessIdentity } from "./identity.js";
 export { childClosed } from "./reap.js";
-export { spawnGroup, type GroupChild } from "./spawn.js";
+export { runProgram, spawnDetached, spawnGroup, type GroupChild, type ProgramResult } from "./spawn.js";
 export { cachedLookup, findExecutable, programProblem } from "./which.js";

@@ -1,5 +1,7 @@
 import { spawn, type ChildProcess, type StdioOptions } from "node:child_process";
+import { killProcessGroup } from "./groups.js";
 import { trackProcessGroup } from "./hostExit.js";
+import { childClosed } from "./reap.js";
 
 /** A started child leading its own process group, tracked so it dies with the host. */
 export interface GroupChild {
@@ -17,12 +19,21 @@ export interface GroupChild {
  * Spawns `program` as the leader of a new process group (setsid), so the whole group can be
  * signalled and nothing it starts outlives it; resolves once it has started, rejects with the
  * spawn error (ENOENT, EACCES, ...) when it cannot. A Ctrl-C at the host's terminal is passed
- * on to the group, as the terminal would to its foreground job.
+ * on to the group, as the terminal would to its foreground job (unless `forwardHostSignals` is false).
  */
 export async function spawnGroup(
   program: string,
   args: readonly string[],
-  opts: { cwd: string; env: NodeJS.ProcessEnv; stdio: StdioOptions },
+  opts: {
+    cwd: string;
+    env: NodeJS.ProcessEnv;
+    stdio: StdioOptions;
+    /**
+     * Default true. False for a program whose own end does not end its work (the `docker` CLI:
+     * its command runs on inside the container), which the caller stops its own way.
+     */
+    forwardHostSignals?: boolean;
+  },
 ): Promise<GroupChild> {
   const child = spawn(program, args, { cwd: opts.cwd, env: opts.env, detached: true, stdio: opts.stdio });
   // Errors after start-up (none expected: we signal the group ourselves) must never crash the host.
@@ -45,5 +56,65 @@ export async function spawnGroup(
     child.once("error", reject);
   });
   const pgid = child.pid as number;
-  return { child, pgid, closed, exited, untrack: trackProcessGroup(pgid, { forwardHostSignals: true }) };
+  const untrack = trackProcessGroup(pgid, { forwardHostSignals: opts.forwardHostSignals ?? true });
+  return { child, pgid, closed, exited, untrack };
+}
+
+/** What `runProgram` returns: the exit code (null when a signal or the timeout ended it) and both outputs. */
+export interface ProgramResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  timedOut: boolean;
+}
+
+/**
+ * Runs a helper of the host's (the `docker` CLI) to its end in its own group and returns its
+ * output; SIGKILL to the group after `timeoutMs`. Rejects only when it cannot start.
+ */
+export async function runProgram(
+  program: string,
+  args: readonly string[],
+  opts: { env: NodeJS.ProcessEnv; timeoutMs: number; cwd?: string },
+): Promise<ProgramResult> {
+  const started = await spawnGroup(program, args, {
+    cwd: opts.cwd ?? "/",
+    env: opts.env,
+    stdio: ["ignore", "pipe", "pipe"],
+    // Bookkeeping (create, remove, kill inside a container) must finish even on a Ctrl-C.
+    forwardHostSignals: false,
+  });
+  const { child, pgid, closed, exited, untrack } = started;
+  let stdout = "";
+  let stderr = "";
+  child.stdout?.setEncoding("utf8").on("data", (s: string) => (stdout += s));
+  child.stderr?.setEncoding("utf8").on("data", (s: string) => (stderr += s));
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    void killProcessGroup(pgid);
+  }, opts.timeoutMs);
+  try {
+    const { code } = await exited;
+    await childClosed(closed);
+    return { code: timedOut ? null : code, stdout, stderr, timedOut };
+  } finally {
+    clearTimeout(timer);
+    await killProcessGroup(pgid);
+    untrack();
+  }
+}
+
+/**
+ * Starts `program` and forgets it: in its own session, untracked, unreferenced, so it outlives
+ * this process. For clean-up that must run as the host exits (removing a container).
+ */
+export function spawnDetached(program: string, args: readonly string[], env: NodeJS.ProcessEnv): void {
+  try {
+    const child = spawn(program, args, { env, detached: true, stdio: "ignore" });
+    child.on("error", () => undefined);
+    child.unref();
+  } catch {
+    // Exit-time clean-up is best effort: the next environment reaps what is left (by label).
+  }
 }

@@ -8,3 +8,4 @@ export { runCommand, TIMEOUT_EXIT_CODE, type RunOptions, type RunResult } from "
 /** For handlers that run a helper of the host's (ripgrep): found on `PATH`, cached per value. */
 export { cachedLookup } from "../process/index.js";
 export { checkWriteOrEscalate, escalationSignature, sandboxStopped } from "./escalate.js";
+export { createDockerEnvironment, DockerEnvironment, type DockerEnvironmentOptions } from "./docker.js";

@@ -183,6 +183,24 @@ describe("sandbox flags and warnings (child process)", () => {
     });
   });
 
+  it("--docker-image: exits 2 with one clear line when the docker CLI is missing, with --sandbox, or with an empty image", async () => {
+    await withTempDir(async (dir) => {
+      const noDocker = { PATH: path.join(dir, "no-such-bin") };
+      const results = await Promise.all([
+        runCli(["exec", "--docker-image", "agent:1"], { cwd: dir, env: noDocker }),
+        runCli(["serve-mcp", "--docker-image", "agent:1"], { cwd: dir, env: noDocker }),
+        runCli(["exec", "--docker-image", "agent:1", "--sandbox", "read-only"], { cwd: dir }),
+        runCli(["exec", "--docker-image="], { cwd: dir }),
+      ]);
+      expect(results.map((r) => [r.code, r.stdout, r.stderr])).toEqual([
+        [2, "", "toolcall exec: docker: the docker CLI is not on PATH (install docker.io or docker-ce-cli)\n"],
+        [2, "", "toolcall serve-mcp: docker: the docker CLI is not on PATH (install docker.io or docker-ce-cli)\n"],
+        [2, "", "toolcall exec: --sandbox does not apply to a Docker environment (the container is the boundary)\n"],
+        [2, "", 'toolcall exec: --docker-image: expected an image name, got ""\n'],
+      ]);
+    });
+  });
+
   it("sandboxed without bubblewrap: one warning at start-up, and every command answers the refusal", async () => {
     await withTempDir(async (dir) => {
       // An empty PATH hides bwrap; the CLI itself starts by absolute path.

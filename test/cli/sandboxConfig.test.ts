@@ -1,7 +1,7 @@
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { ConfigError } from "../../src/cli/config.js";
-import { parseSandboxFlag, sandboxPolicy } from "../../src/cli/sandbox.js";
+import { parseSandboxFlag, sandboxPolicy, sessionEnvironment } from "../../src/cli/sandbox.js";
 import { loadConfigText, rejectsEachConfig, withTempDir } from "./helpers.js";
 
 describe("sandbox sections in the config", () => {
@@ -223,6 +223,54 @@ describe("sandbox sections in the config", () => {
     ],
   ];
   rejectsEachConfig(bad);
+});
+
+describe("[docker] in the config", () => {
+  it("reads image, network (a boolean or a network name), user and host", async () => {
+    await withTempDir(async (dir) => {
+      const config = await loadConfigText(
+        dir,
+        "toolcall.toml",
+        '[docker]\nimage = "agent:1"\nnetwork = "host"\nuser = "1000:1000"\nhost = "tcp://engine:2375"\n',
+      );
+      expect(config.docker).toEqual({
+        image: "agent:1",
+        network: "host",
+        user: "1000:1000",
+        host: "tcp://engine:2375",
+      });
+      expect((await loadConfigText(dir, "b.toml", "[docker]\nnetwork = true\n")).docker).toEqual({ network: true });
+    });
+  });
+
+  rejectsEachConfig([
+    ["[docker] not a table", "toolcall.toml", 'docker = "img"\n', /toolcall\.toml: docker: expected table, got string/],
+    [
+      "unknown [docker] key",
+      "toolcall.toml",
+      '[docker]\nimages = "a"\n',
+      /toolcall\.toml: unknown key docker\.images \(known keys: image, network, user, host\)/,
+    ],
+    [
+      "[docker] network a number",
+      "toolcall.toml",
+      "[docker]\nnetwork = 1\n",
+      /toolcall\.toml: docker\.network: expected boolean or a non-empty string, got number/,
+    ],
+    ["[docker] image empty", "toolcall.toml", '[docker]\nimage = ""\n', /docker\.image: expected a non-empty string/],
+  ]);
+
+  it("--sandbox and an image are refused together: the container is the boundary", async () => {
+    await withTempDir(async (dir) => {
+      const err = await sessionEnvironment(dir, { docker: { image: "agent:1" } }, { sandbox: "read-only" }).catch(
+        (e: unknown) => e,
+      );
+      expect(err).toBeInstanceOf(ConfigError);
+      expect((err as Error).message).toBe(
+        "--sandbox does not apply to a Docker environment (the container is the boundary)",
+      );
+    });
+  });
 });
 
 describe("sandbox flags over the config", () => {

@@ -37,24 +37,30 @@ export const BWRAP_PROBLEM: string | undefined =
       : `${BWRAP} cannot create its namespaces here`;
 
 /**
- * A suite of tests that need a working bubblewrap. Without one it is skipped, the reason in
- * its name; under `CI=true` it runs and fails instead (CI installs bubblewrap: a skip there
- * would hide a sandbox nobody tested).
+ * A suite of tests that need something of the machine (`problem`: why it cannot run here, or
+ * undefined when it can). Without it the suite is skipped, the reason in its name; under
+ * `CI=true` it runs and fails instead (CI installs what they need: a skip there would hide a
+ * feature nobody tested).
  */
-export function describeSandbox(name: string, body: () => void): void {
-  if (BWRAP_PROBLEM === undefined) {
+export function describeRequiring(problem: string | undefined, name: string, body: () => void): void {
+  if (problem === undefined) {
     describe(name, body);
   } else if (process.env["CI"] === "true") {
     describe(name, () => {
       beforeAll(() => {
-        throw new Error(`${BWRAP_PROBLEM}: under CI=true the sandbox tests must run, not skip`);
+        throw new Error(`${problem}: under CI=true these tests must run, not skip`);
       });
       body();
     });
   } else {
-    // Outside CI only, on a machine without working bubblewrap; the suite name says why.
-    describe.skip(`${name} [skipped: ${BWRAP_PROBLEM}]`, body);
+    // Outside CI only, on a machine without what the suite needs; the suite name says why.
+    describe.skip(`${name} [skipped: ${problem}]`, body);
   }
+}
+
+/** A suite of tests that need a working bubblewrap (see describeRequiring). */
+export function describeSandbox(name: string, body: () => void): void {
+  describeRequiring(BWRAP_PROBLEM, name, body);
 }
 
 const isWithin = (root: string, p: string): boolean => p === root || p.startsWith(root + path.sep);

@@ -92,7 +92,7 @@ export class GrepFilesHandler implements ToolHandler {
     const req: SearchRequest = { pattern, include, root, signal };
     let results: string[];
     try {
-      const found = rg ? await runRipgrep(env, rg, req, inv.turn.cwd) : await searchWithJs(req);
+      const found = (rg ? await runRipgrep(env, rg, req, inv.turn.cwd) : undefined) ?? (await searchWithJs(req));
       results = await newestFirst(found, Math.min(requested, MAX_LIMIT), signal);
     } catch (err) {
       if (inv.signal.aborted || err instanceof FunctionCallError) throw err;

@@ -11,11 +11,21 @@ const lookup = cachedLookup("rg");
 export const findRipgrep = (pathEnv: string | undefined = process.env["PATH"]): Promise<string | null> =>
   lookup(pathEnv);
 
+/** The exit code for a program not found (rg never uses it): rg is not where the environment runs commands. */
+const NOT_FOUND_EXIT_CODE = 127;
+
 /**
  * Every path `rg --files-with-matches` prints, as Codex runs it but unsorted, run through the
  * turn's environment (its sandbox and environment policy). The request's signal kills rg.
+ * Undefined when the environment has no `rg` at the host's path (a container whose image lacks
+ * it): the caller then searches the files itself, on the host, where the workspace is.
  */
-export async function runRipgrep(env: ExecEnvironment, rg: string, req: SearchRequest, cwd: string): Promise<string[]> {
+export async function runRipgrep(
+  env: ExecEnvironment,
+  rg: string,
+  req: SearchRequest,
+  cwd: string,
+): Promise<string[] | undefined> {
   const args = ["--files-with-matches", "--regexp", req.pattern, "--no-messages"];
   if (req.include !== undefined) args.push("--glob", req.include);
   for (const dir of ALWAYS_SKIPPED_DIRS) args.push("--glob", `!${dir}`);
@@ -55,5 +65,6 @@ export async function runRipgrep(env: ExecEnvironment, rg: string, req: SearchRe
   // Exit 2 with matches: some files could not be read; the matches still stand.
   if (run.exitCode === 0 || (run.exitCode === 2 && results.length > 0)) return results;
   if (run.exitCode === 1) return [];
+  if (run.exitCode === NOT_FOUND_EXIT_CODE && results.length === 0) return undefined;
   throw FunctionCallError.respondToModel(`rg failed: ${stderr.trim() || `exit code ${String(run.exitCode)}`}`);
 }

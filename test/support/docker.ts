@@ -1,0 +1,125 @@
+/**
+ * For the Docker environment's tests and `bench/docker.ts` (DESIGN section 16): a Docker Engine that runs
+ * (started here when it does not: root only, `dockerd --iptables=false --bridge=none`, shared by
+ * every test file that asks), and a small image made on this machine (no registry is reachable):
+ * the host's sh, bash and a few coreutils with their libraries, `docker import`ed.
+ */
+import { execFileSync, spawn } from "node:child_process";
+import { copyFileSync, mkdirSync, mkdtempSync, openSync, rmSync, symlinkSync, chmodSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { setTimeout as delay } from "node:timers/promises";
+
+const PROGRAMS = ["sh", "bash", "sleep", "cat", "ls", "env", "hostname", "mkdir", "rm", "true", "wc", "head"];
+
+function docker(args: string[], input?: Buffer): string {
+  return execFileSync("docker", args, {
+    encoding: "utf8",
+    stdio: [input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+    timeout: 60_000,
+    ...(input !== undefined && { input }),
+  });
+}
+
+function engineAnswers(): boolean {
+  try {
+    docker(["info", "--format", "{{.ServerVersion}}"]);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function which(name: string): string | undefined {
+  try {
+    return execFileSync("sh", ["-c", `command -v ${name}`], { encoding: "utf8" }).trim() || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Starts dockerd when it is not running and this is root; undefined once the engine answers, else why not. */
+async function startEngine(): Promise<string | undefined> {
+  if (which("docker") === undefined) return "the docker CLI is not installed";
+  if (engineAnswers()) return undefined;
+  const dockerd = which("dockerd");
+  if (dockerd === undefined)
+    return "Docker Engine is not running and dockerd is not installed (apt-get install docker.io)";
+  if (process.getuid?.() !== 0) return "Docker Engine is not running and starting dockerd needs root";
+  // Another test file may be starting it right now: a second dockerd fails on the pid file, harmlessly.
+  const log = openSync(path.join(os.tmpdir(), "toolcall-test-dockerd.log"), "a");
+  const child = spawn(dockerd, ["--iptables=false", "--bridge=none"], { detached: true, stdio: ["ignore", log, log] });
+  child.on("error", () => undefined);
+  child.unref();
+  for (let i = 0; i < 150; i++) {
+    if (engineAnswers()) return undefined;
+    await delay(200);
+  }
+  return `dockerd did not answer within 30 s (log: ${path.join(os.tmpdir(), "toolcall-test-dockerd.log")})`;
+}
+
+let problem: Promise<string | undefined> | undefined;
+
+/** Why Docker cannot be used here, or undefined once the engine answers (started on first call). */
+export function dockerProblem(): Promise<string | undefined> {
+  problem ??= startEngine();
+  return problem;
+}
+
+/** Builds a ~5 MB image from the host's own programs and their libraries; returns its name. */
+export function buildTestImage(): string {
+  const name = `toolcall-test:${process.pid}-${Date.now()}`;
+  const root = mkdtempSync(path.join(os.tmpdir(), "toolcall-rootfs-"));
+  try {
+    for (const dir of ["usr/bin", "tmp", "etc", "proc", "dev", "sys"])
+      mkdirSync(path.join(root, dir), { recursive: true });
+    chmodSync(path.join(root, "tmp"), 0o1777);
+    symlinkSync("usr/bin", path.join(root, "bin"));
+    const binaries = PROGRAMS.flatMap((p) => {
+      const found = which(p);
+      return found !== undefined && found.startsWith("/") ? [found] : [];
+    });
+    for (const bin of binaries) copyFileSync(bin, path.join(root, "usr/bin", path.basename(bin)));
+    const libs = new Set<string>();
+    for (const bin of binaries) {
+      const ldd = execFileSync("ldd", [bin], { encoding: "utf8" });
+      for (const m of ldd.matchAll(/(\/\S+\.so[^\s]*)/g)) if (m[1] !== undefined) libs.add(m[1]);
+    }
+    for (const lib of libs) {
+      mkdirSync(path.join(root, path.dirname(lib)), { recursive: true });
+      copyFileSync(lib, path.join(root, lib));
+    }
+    const tar = execFileSync("tar", ["-C", root, "-c", "."], { maxBuffer: 256 * 1024 * 1024 });
+    docker(["import", "-", name], tar);
+    return name;
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+/** Removes every container left of `image` (a test that failed half-way), then the image. */
+export function removeTestImage(image: string): void {
+  const leftovers = docker(["ps", "-aq", "--filter", `ancestor=${image}`])
+    .split("\n")
+    .filter(Boolean);
+  if (leftovers.length > 0) docker(["rm", "-f", ...leftovers]);
+  docker(["rmi", "-f", image]);
+}
+
+/** The running containers of one environment (by its session label). */
+export function containersOf(session: string): string[] {
+  return docker(["ps", "-q", "--filter", `label=toolcall.session=${session}`])
+    .split("\n")
+    .filter(Boolean);
+}
+
+/** `docker top` of a container: its process command lines. */
+export function processesIn(container: string): string[] {
+  return docker(["top", container, "-o", "pid,args"])
+    .split("\n")
+    .slice(1)
+    .filter(Boolean)
+    .map((line) => line.trim().replace(/^\d+\s+/, ""));
+}
+
+export { docker };
