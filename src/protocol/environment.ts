@@ -86,6 +86,11 @@ export interface ExecEnvironment {
   checkWrite(paths: readonly string[], opts?: { cwd?: string }): Promise<void>;
   /** Rejects with a FunctionCallError when the path may not be read or is not a regular file or directory. */
   checkRead(path: string, opts?: { cwd?: string }): Promise<void>;
+  /**
+   * False when nothing runs with fewer limits on a person's allow (a container: `sandboxed:
+   * false` still runs inside it), so no `sandbox_escalation` is asked. Default true.
+   */
+  readonly canEscalate?: boolean;
   /** Ends what it started. */
   close?(): Promise<void>;
 }

@@ -79,6 +79,8 @@ const isWithin = (root: string, p: string): boolean => p === root || p.startsWit
  */
 export class DockerEnvironment implements ExecEnvironment {
   readonly kind = "docker";
+  /** The workspace is all a container has: a person's allow could not widen it. */
+  readonly canEscalate = false;
   readonly sandbox: ExecEnvironment["sandbox"];
   /** Labels the container `toolcall.session=<session>`. */
   readonly session = randomBytes(6).toString("hex");

@@ -22,6 +22,7 @@ export function sandboxStopped(
 ): boolean {
   return (
     run.sandboxed &&
+    env.canEscalate !== false &&
     env.sandbox.mode !== "danger-full-access" &&
     run.exitCode !== undefined &&
     run.exitCode !== 0 &&
@@ -42,7 +43,7 @@ export async function checkWriteOrEscalate(
   try {
     await env.checkWrite(paths, { cwd: opts.cwd });
   } catch (err) {
-    if (!(err instanceof SandboxDenial) || !opts.escalate) throw err;
+    if (!(err instanceof SandboxDenial) || !opts.escalate || env.canEscalate === false) throw err;
     if (!(await opts.escalate({ reason: texts.escalateWrite(err.path), summary: paths.join(", ") }))) throw err;
   }
 }

@@ -12,7 +12,15 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, expect, it, vi } from "vitest";
-import { createDockerEnvironment, createToolRouter, createTurnContext, ToolCallRuntime } from "../../src/index.js";
+import {
+  createDockerEnvironment,
+  createToolRouter,
+  createTurnContext,
+  PermissionEngine,
+  ToolCallRuntime,
+  type ApprovalRequest,
+  type ToolEvent,
+} from "../../src/index.js";
 import type { DockerEnvironment, DockerEnvironmentOptions } from "../../src/sandbox/index.js";
 import { runCommand } from "../../src/sandbox/index.js";
 import { collect, jsonLines, spawnCli, TSX } from "../cli/helpers.js";
@@ -160,6 +168,29 @@ describeRequiring(await dockerProblem(), "Docker environment", () => {
       expect(seen.exitCode).not.toBe(0);
       expect(seen.output).toContain("No such file or directory");
     }
+  });
+
+  it("asks no sandbox_escalation for a denial inside: nothing outside the container could run it", async () => {
+    const env = await open();
+    const asked: ApprovalRequest[] = [];
+    const permissions = new PermissionEngine({
+      mode: "default",
+      allow: ["shell"],
+      approve: (req) => {
+        asked.push(req);
+        return Promise.resolve({ decision: "allow" });
+      },
+    });
+    const events: ToolEvent[] = [];
+    const turn = createTurnContext({ cwd: ws, environment: env, permissions, onEvent: (e) => events.push(e) });
+    const router = await createToolRouter({ shell: "shell" });
+    const runtime = new ToolCallRuntime(router, turn);
+    runtime.submit(functionCall("shell", { command: ["sh", "-c", "echo x > /proc/sys/kernel/hostname"] }));
+    const [outcome] = await runtime.drainOutcomes();
+    await router.close();
+    expect((outcome!.item as { output: string }).output).toContain("Read-only file system");
+    expect(asked).toEqual([]);
+    expect(events.filter((e) => e.type === "exec_command_begin")).toHaveLength(1);
   });
 
   it("runs exec_command sessions with a tty inside, input through write_stdin", async () => {
