@@ -43,6 +43,8 @@ export interface McpServerConfig {
   supportsParallelToolCalls?: boolean;
   /** Start-up fails when this server fails. */
   required?: boolean;
+  /** Cap on one message from a stdio server; default 64 MiB (`tool call error: reply exceeded {N} bytes`). */
+  maxReplyBytes?: number;
 }
 
 export type McpServersConfig = Record<string, McpServerConfig>;
@@ -63,7 +65,7 @@ export class McpConfigError extends Error {
   }
 }
 
-type Kind = "string" | "strings" | "envNames" | "stringMap" | "positive" | "millis" | "boolean";
+type Kind = "string" | "strings" | "envNames" | "stringMap" | "positive" | "millis" | "bytes" | "boolean";
 const FIELDS: Record<keyof McpServerConfig, Kind> = {
   command: "string",
   args: "strings",
@@ -82,6 +84,7 @@ const FIELDS: Record<keyof McpServerConfig, Kind> = {
   disabledTools: "strings",
   supportsParallelToolCalls: "boolean",
   required: "boolean",
+  maxReplyBytes: "bytes",
 };
 const EXPECTED: Record<Kind, string> = {
   string: "a string",
@@ -90,6 +93,7 @@ const EXPECTED: Record<Kind, string> = {
   stringMap: "a table of string values",
   positive: "a positive number of seconds",
   millis: "a positive whole number of milliseconds",
+  bytes: "a positive whole number of bytes",
   boolean: "a boolean",
 };
 
@@ -117,6 +121,7 @@ function fits(kind: Kind, v: unknown): boolean {
     case "positive":
       return typeof v === "number" && Number.isFinite(v) && v > 0;
     case "millis":
+    case "bytes":
       return typeof v === "number" && Number.isSafeInteger(v) && v > 0;
     case "boolean":
       return typeof v === "boolean";

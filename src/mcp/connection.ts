@@ -17,6 +17,7 @@ import { texts } from "../protocol/index.js";
 import { errorMessage, PACKAGE_VERSION, timerDelay } from "../util/index.js";
 import { DEFAULT_STARTUP_TIMEOUT_SEC, DEFAULT_TOOL_TIMEOUT_SEC, type McpServerConfig } from "./config.js";
 import { collectPages } from "./pages.js";
+import { REPLY_REJECTED_CODE } from "./stdioTransport.js";
 import { connectClient, exitDescription, serverPid, type ClientSession } from "./transport.js";
 
 /** Consecutive failed restarts of a dead server before it is given up. */
@@ -241,6 +242,9 @@ export class McpConnection {
     if (signal?.aborted) return new McpCallError(`${what} aborted`);
     if (err instanceof McpError && err.code === (ErrorCode.RequestTimeout as number)) {
       return new McpCallError(texts.mcpTimedOut(what, timeoutMs), true);
+    }
+    if (err instanceof McpError && err.code === REPLY_REJECTED_CODE && typeof err.data === "string") {
+      return new McpCallError(err.data);
     }
     if (err instanceof McpError && err.code === (ErrorCode.ConnectionClosed as number) && this.deathReason) {
       return new McpCallError(`MCP server '${this.name}' exited during ${what} (${this.deathReason})`);

@@ -82,6 +82,7 @@ function stdioLaunch(command: string, config: McpServerConfig): StdioLaunch {
     ...(config.args && { args: config.args }),
     ...(env && { env }),
     ...(config.cwd && { cwd: config.cwd }),
+    ...(config.maxReplyBytes !== undefined && { maxReplyBytes: config.maxReplyBytes }),
   };
 }
 
