@@ -15,6 +15,7 @@ import { errorMessage } from "../util/index.js";
 import { validateMcpServersConfig, type McpServerConfig, type McpServersConfig } from "./config.js";
 import { McpCallError, McpConnection, type CallOptions } from "./connection.js";
 import { McpHandler } from "./handler.js";
+import { ToolNamer } from "./names.js";
 import { collectPages, type ListPage } from "./pages.js";
 import { buildToolTable, toolFilter, type McpToolInfo } from "./tools.js";
 
@@ -72,6 +73,8 @@ export class McpConnectionManager implements McpToolSource {
   /** Filtered-out tools: resolved, never listed (see `ToolTable.disabled`). */
   private disabledTools = new Map<string, Readonly<McpToolRef>>();
   private specs: ConfiguredToolSpec[] = [];
+  /** Qualified names given this session: each keeps pointing at its tool (DESIGN section 14). */
+  private readonly namer = new ToolNamer();
   private readonly summary: Promise<McpStartupSummary>;
   private readonly logger: Logger;
 
@@ -152,7 +155,7 @@ export class McpConnectionManager implements McpToolSource {
     const listings = [...this.servers].flatMap(([server, { ready, config, connection, allowed }]) =>
       ready ? [{ server, config, tools: connection.tools, allowed }] : [],
     );
-    const table = buildToolTable(listings, this.tools, this.logger);
+    const table = buildToolTable(listings, this.tools, this.namer, this.logger);
     this.tools = table.tools;
     this.disabledTools = table.disabled;
     this.specs = table.specs;

@@ -213,6 +213,25 @@ describe("MCP over stdio through the runtime", () => {
     expect(await read(SECRET)).toBe("null"); // only the named variables
   });
 
+  it("keeps every qualified name on its tool across a list_changed that reorders colliding tools", async () => {
+    const byRaw = (): Map<string, string> =>
+      new Map([...manager.listAllTools()].filter(([, t]) => t.server === "fx").map(([name, t]) => [t.tool, name]));
+    const before = byRaw();
+    // The raw name that needs no change keeps the plain form, whatever the listing order.
+    expect(before.get("dotted_name")).toBe("mcp__fx__dotted_name");
+    await manager.callTool("fx", "reorder_weird", {});
+    await eventually(() => byRaw().has("dotted name"), "the reordered listing");
+    const after = byRaw();
+    for (const [raw, name] of before) expect(after.get(raw)).toBe(name);
+    expect(new Set(after.values()).size).toBe(after.size);
+    const { runtime } = await runtimeFor(manager);
+    const colliding = ["dotted.name", "dotted_name", "dotted name"];
+    colliding.forEach((raw, i) => runtime.submit(call(`c${i}`, after.get(raw) as string)));
+    expect((await runtime.drain()).map((o) => (o as { output: string }).output)).toEqual(
+      colliding.map((raw) => `called ${raw}`),
+    );
+  });
+
   it("refreshes the tool map on list_changed", async () => {
     const { router } = await runtimeFor(manager);
     expect(router.specs().some((s) => s.spec.type === "function" && s.spec.name === "mcp__fx__added_later")).toBe(
