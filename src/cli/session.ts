@@ -181,7 +181,7 @@ export async function openSession(
 ): Promise<CliSession> {
   const logger = opts.logger ?? stderrLogger(opts.logLevel);
   const cwd = await resolveCwd(opts.cwd);
-  const config = await loadCliConfig({ configPath: opts.configPath, dir: cwd });
+  const config = await loadCliConfig({ configPath: opts.configPath, dir: cwd, logger });
   // Before any MCP server starts: a bad policy must not leave one running.
   const permissions = permissionEngine(config, opts.permissions, opts.approve);
   // One environment for the session: every turn's commands share its roots and variables.

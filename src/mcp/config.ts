@@ -1,6 +1,10 @@
 import { readFile } from "node:fs/promises";
+import path from "node:path";
+import type { Logger } from "pino";
 import { parse as parseToml } from "smol-toml";
-import { errorMessage, isRecord } from "../util/index.js";
+import { defaultLogger } from "../turn/index.js";
+import { errorMessage, isRecord, parseJsonc } from "../util/index.js";
+import { expandVariables, readEnvFile, scopeFor, type VariableScope } from "./configVars.js";
 import { isValidServerName } from "./names.js";
 
 /** One MCP server, programmatic (camelCase) form. Exactly one of `command` / `url`. */
@@ -141,40 +145,105 @@ const isEnvVarEntry = (e: unknown): e is EnvVarEntry => {
 const envVarName = (e: EnvVarEntry): string => (typeof e === "string" ? e : e.name);
 
 interface Dialect {
-  /** e.g. `mcp_servers` or `mcpServers`. */
+  /** e.g. `mcp_servers`, `mcpServers` or VS Code's `servers`. */
   table: string;
   keyOf(field: keyof McpServerConfig): string;
   /** Extra keys of the dialect, mapped onto the config (JSON `type`, `headers`, `disabled`). */
-  extra?(key: string, value: unknown, out: McpServerConfig, fail: (key: string, expected: string) => never): boolean;
+  extra?: { keys: readonly string[]; apply(key: string, value: unknown, out: McpServerConfig, fail: Fail): void };
+  /** Keys a known format documents that we do not use: skipped with a debug log. */
+  ignored?: readonly string[];
 }
 
+type Fail = (key: string, expected: string) => never;
+
 const PROGRAMMATIC: Dialect = { table: "servers", keyOf: (f) => f };
-const TOML: Dialect = { table: "mcp_servers", keyOf: snake };
-const JSON_DIALECT: Dialect = {
-  table: "mcpServers",
-  keyOf: (f) => f,
-  extra(key, value, out, fail) {
-    switch (key) {
-      case "type": // Claude / VS Code style transport tag; the transport follows from command/url
-        if (!["stdio", "http", "streamable-http", "streamableHttp", "sse"].includes(value as string)) {
-          fail(key, `one of "stdio", "http", "streamable-http", "sse"`);
-        }
-        return true;
-      case "headers":
-        if (!fits("stringMap", value)) fail(key, EXPECTED.stringMap);
-        out.httpHeaders = { ...(value as Record<string, string>), ...out.httpHeaders };
-        return true;
-      case "disabled":
-        if (typeof value !== "boolean") fail(key, EXPECTED.boolean);
-        out.enabled = !value;
-        return true;
-      default:
-        return false;
-    }
-  },
+const TOML: Dialect = {
+  table: "mcp_servers",
+  keyOf: snake,
+  // Codex: OAuth scopes and resource, per-tool approval modes.
+  ignored: ["scopes", "oauth_resource", "tools", "default_tools_approval_mode"],
 };
 
-function validateServers(raw: unknown, dialect: Dialect, file: string | undefined): McpServersConfig {
+const JSON_EXTRA_KEYS = ["type", "headers", "disabled", "serverUrl", "envFile"] as const;
+
+/** Claude Desktop / Claude Code / Cursor / Cline / Windsurf (`mcpServers`) and VS Code (`servers`). */
+function jsonDialect(table: string, base: string | undefined, scope: VariableScope): Dialect {
+  return {
+    table,
+    keyOf: (f) => f,
+    extra: {
+      keys: JSON_EXTRA_KEYS,
+      apply(key, value, out, fail) {
+        switch (key as (typeof JSON_EXTRA_KEYS)[number]) {
+          case "type": // the transport follows from command/url
+            if (!["stdio", "http", "streamable-http", "streamableHttp", "sse"].includes(value as string)) {
+              fail(key, `one of "stdio", "http", "streamable-http", "sse"`);
+            }
+            return;
+          case "headers":
+            if (!fits("stringMap", value)) fail(key, EXPECTED.stringMap);
+            out.httpHeaders = { ...(value as Record<string, string>), ...out.httpHeaders };
+            return;
+          case "disabled":
+            if (typeof value !== "boolean") fail(key, EXPECTED.boolean);
+            out.enabled = !value;
+            return;
+          case "serverUrl": // Windsurf
+            if (!fits("string", value)) fail(key, EXPECTED.string);
+            out.url = value as string;
+            return;
+          case "envFile": {
+            // VS Code / Cursor; `env` wins over the file.
+            if (!fits("string", value)) fail(key, EXPECTED.string);
+            let vars: Record<string, string> = {};
+            try {
+              vars = readEnvFile(path.resolve(base ?? ".", expandVariables(value as string, scope)));
+            } catch (err) {
+              fail(key, `a readable env file (${errorMessage(err)})`);
+            }
+            out.env = { ...vars, ...out.env };
+            return;
+          }
+        }
+      },
+    },
+    // Cline (autoApprove, alwaysAllow, timeout, transportType), VS Code (dev), descriptions.
+    ignored: ["autoApprove", "alwaysAllow", "timeout", "transportType", "dev", "description", "name"],
+  };
+}
+
+interface ParseOptions {
+  /** Gets a debug line for each key a known format documents but we do not use. */
+  logger?: Logger | undefined;
+  /** Expand `${VAR}` in command, args, env, cwd, url and headers (file loaders do). */
+  scope?: VariableScope | undefined;
+}
+
+/** Every string a server launch or request carries, where `${...}` is expanded. */
+function expandServer(config: McpServerConfig, scope: VariableScope, fail: (key: string, why: string) => never): void {
+  const one = (key: string, v: string): string => {
+    try {
+      return expandVariables(v, scope);
+    } catch (err) {
+      return fail(key, errorMessage(err));
+    }
+  };
+  const map = (key: string, m: Record<string, string>): Record<string, string> =>
+    Object.fromEntries(Object.entries(m).map(([k, v]) => [k, one(`${key}.${k}`, v)]));
+  if (config.command !== undefined) config.command = one("command", config.command);
+  if (config.args) config.args = config.args.map((a, i) => one(`args[${i}]`, a));
+  if (config.env) config.env = map("env", config.env);
+  if (config.cwd !== undefined) config.cwd = one("cwd", config.cwd);
+  if (config.url !== undefined) config.url = one("url", config.url);
+  if (config.httpHeaders) config.httpHeaders = map("headers", config.httpHeaders);
+}
+
+function validateServers(
+  raw: unknown,
+  dialect: Dialect,
+  file: string | undefined,
+  opts: ParseOptions = {},
+): McpServersConfig {
   const where = file ? `${file}: ` : "";
   if (!isTable(raw)) {
     throw new McpConfigError(
@@ -204,8 +273,22 @@ function validateServers(raw: unknown, dialect: Dialect, file: string | undefine
           FIELDS[field] === "envNames" ? (value as EnvVarEntry[]).map(envVarName) : value;
         continue;
       }
-      if (dialect.extra?.(key, value, config, (k, e) => fail(k, e, describe(value)))) continue;
-      fail(key, `one of the keys ${[...byKey.keys()].join(", ")}`, `unknown key "${key}"`);
+      if (dialect.extra?.keys.includes(key)) {
+        dialect.extra.apply(key, value, config, (k, e) => fail(k, e, describe(value)));
+        continue;
+      }
+      if (dialect.ignored?.includes(key)) {
+        (opts.logger ?? defaultLogger()).debug({ file, server, key }, "MCP config key not used here; ignored");
+        continue;
+      }
+      const keys = [...byKey.keys(), ...(dialect.extra?.keys ?? [])];
+      fail(key, `one of the keys ${keys.join(", ")}`, `unknown key "${key}"`);
+    }
+    if (opts.scope) {
+      const scope = opts.scope;
+      expandServer(config, scope, (key, why) => {
+        throw new McpConfigError(`${where}${dialect.table}.${server}.${key}: ${why}`, file, server, key);
+      });
     }
     if ((config.command === undefined) === (config.url === undefined)) {
       fail(undefined, `exactly one of "${dialect.keyOf("command")}" (stdio) or "${dialect.keyOf("url")}" (HTTP)`);
@@ -247,40 +330,80 @@ export function validateMcpServersConfig(servers: unknown): McpServersConfig {
   return validateServers(servers, PROGRAMMATIC, undefined);
 }
 
-/** Codex `config.toml`: the `[mcp_servers.NAME]` tables (other tables are ignored). */
-export function parseMcpConfigToml(text: string, file = "<toml>"): McpServersConfig {
+/**
+ * Codex `config.toml`: the `[mcp_servers.NAME]` tables (other tables are the CLI's or
+ * Codex's own). `${VAR}` references are expanded.
+ */
+export function parseMcpConfigToml(text: string, file = "<toml>", opts: { logger?: Logger } = {}): McpServersConfig {
   let doc: Record<string, unknown>;
   try {
     doc = parseToml(text);
   } catch (err) {
     throw new McpConfigError(`${file}: invalid TOML: ${errorMessage(err)}`, file, undefined, undefined);
   }
-  return doc["mcp_servers"] === undefined ? {} : validateServers(doc["mcp_servers"], TOML, file);
+  if (doc["mcp_servers"] === undefined) return {};
+  return validateServers(doc["mcp_servers"], TOML, file, { ...opts, scope: scopeFor(file) });
 }
 
-/** The common JSON form `{ "mcpServers": { NAME: {...} } }` with camelCase keys. */
-export function parseMcpConfigJson(text: string, file = "<json>"): McpServersConfig {
+/**
+ * The JSON forms (comments and trailing commas allowed): `{ "mcpServers": {...} }` (Claude
+ * Desktop, Claude Code, Cursor, Cline, Windsurf) and VS Code's `{ "servers": {...},
+ * "inputs": [...] }`, camelCase keys. `${VAR}`, `${VAR:-default}` and `${env:VAR}` are
+ * expanded.
+ */
+export function parseMcpConfigJson(text: string, file = "<json>", opts: { logger?: Logger } = {}): McpServersConfig {
   let doc: unknown;
   try {
-    doc = JSON.parse(text);
+    doc = parseJsonc(text);
   } catch (err) {
     throw new McpConfigError(`${file}: invalid JSON: ${errorMessage(err)}`, file, undefined, undefined);
   }
-  if (!isRecord(doc))
+  if (!isRecord(doc)) {
     throw new McpConfigError(`${file}: expected a JSON object with "mcpServers"`, file, undefined, undefined);
-  return doc["mcpServers"] === undefined ? {} : validateServers(doc["mcpServers"], JSON_DIALECT, file);
+  }
+  const base = file.startsWith("<") ? undefined : path.dirname(path.resolve(file));
+  const scope = scopeFor(file.startsWith("<") ? undefined : file, vscodeInputs(doc["inputs"], file));
+  const out: McpServersConfig = {};
+  for (const table of ["mcpServers", "servers"]) {
+    if (doc[table] === undefined) continue;
+    const servers = validateServers(doc[table], jsonDialect(table, base, scope), file, { ...opts, scope });
+    for (const [name, config] of Object.entries(servers)) {
+      if (out[name]) {
+        throw new McpConfigError(`${file}: server ${name} is in both mcpServers and servers`, file, name, undefined);
+      }
+      out[name] = config;
+    }
+  }
+  return out;
 }
 
-/** Reads a `.toml` or `.json` config file (chosen by extension). */
-export async function loadMcpConfig(file: string): Promise<McpServersConfig> {
-  const parse = file.endsWith(".toml") ? parseMcpConfigToml : file.endsWith(".json") ? parseMcpConfigJson : undefined;
-  if (!parse)
-    throw new McpConfigError(`${file}: expected a .toml or .json MCP config file`, file, undefined, undefined);
+/** VS Code `inputs`: `[{ id, type, description, password }]`, kept to explain `${input:ID}`. */
+function vscodeInputs(raw: unknown, file: string): Map<string, string> {
+  const inputs = new Map<string, string>();
+  if (raw === undefined) return inputs;
+  if (!Array.isArray(raw)) throw new McpConfigError(`${file}: inputs: expected an array`, file, undefined, "inputs");
+  for (const [i, input] of raw.entries()) {
+    if (!isRecord(input) || typeof input["id"] !== "string") {
+      throw new McpConfigError(`${file}: inputs[${i}]: expected { "id": string, ... }`, file, undefined, "inputs");
+    }
+    inputs.set(input["id"], typeof input["description"] === "string" ? input["description"] : "");
+  }
+  return inputs;
+}
+
+const isJson = (file: string): boolean => file.endsWith(".json") || file.endsWith(".jsonc");
+
+/** Reads a `.toml`, `.json` or `.jsonc` config file (chosen by extension). */
+export async function loadMcpConfig(file: string, opts: { logger?: Logger } = {}): Promise<McpServersConfig> {
+  const parse = file.endsWith(".toml") ? parseMcpConfigToml : isJson(file) ? parseMcpConfigJson : undefined;
+  if (!parse) {
+    throw new McpConfigError(`${file}: expected a .toml, .json or .jsonc MCP config file`, file, undefined, undefined);
+  }
   let text: string;
   try {
     text = await readFile(file, "utf8");
   } catch (err) {
     throw new McpConfigError(`${file}: cannot read MCP config: ${errorMessage(err)}`, file, undefined, undefined);
   }
-  return parse(text, file);
+  return parse(text, file, opts);
 }
