@@ -193,7 +193,9 @@ export async function openSession(
   };
   let mcp: McpConnectionManager | undefined;
   if (Object.keys(config.mcpServers).length > 0) {
-    mcp = McpConnectionManager.start(config.mcpServers, { logger, onEvent });
+    // Servers see the working directory and the writable roots as their roots (DESIGN section 14).
+    const roots = [...new Set([cwd, ...environment.sandbox.writableRoots])];
+    mcp = McpConnectionManager.start(config.mcpServers, { logger, onEvent, roots });
     // Calls name MCP tools by qualified name, which resolve only once their server has listed them.
     const started = mcp;
     const { failed } = await interruptible(started.waitForStartup(), async () => {

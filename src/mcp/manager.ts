@@ -1,3 +1,4 @@
+import path from "node:path";
 import pLimit, { type LimitFunction } from "p-limit";
 import type { Logger } from "pino";
 import type {
@@ -13,7 +14,14 @@ import type { McpToolRef, McpToolSource } from "../registry/index.js";
 import { defaultLogger, emitEvent, type ToolEvent } from "../turn/index.js";
 import { errorMessage } from "../util/index.js";
 import { validateMcpServersConfig, type McpServerConfig, type McpServersConfig } from "./config.js";
-import { McpCallError, McpConnection, type CallOptions } from "./connection.js";
+import {
+  McpCallError,
+  McpConnection,
+  type CallOptions,
+  type McpClientCallbacks,
+  type McpElicitationHandler,
+  type McpSamplingHandler,
+} from "./connection.js";
 import { McpHandler } from "./handler.js";
 import { ToolNamer } from "./names.js";
 import { collectPages, type ListPage } from "./pages.js";
@@ -27,6 +35,16 @@ export interface McpConnectionManagerOptions {
   maxParallelStartups?: number;
   /** Wait before each restart attempt of a dead stdio server, in ms; default [0, 250, 1000]. */
   restartBackoffMs?: readonly number[];
+  /**
+   * Answers a server's elicitation (form mode) — usually by asking a person; each call's
+   * timeout waits meanwhile. Elicitation is always declared: without this, servers get
+   * `{ action: "decline" }`.
+   */
+  onElicitation?: McpElicitationHandler;
+  /** Answers `sampling/createMessage` with the embedder's model; sampling is declared only when given. */
+  onSampling?: McpSamplingHandler;
+  /** The roots servers see (`roots/list`); default `[process.cwd()]`. Change them with `setRoots`. */
+  roots?: readonly string[];
 }
 
 export interface McpStartupSummary {
@@ -49,6 +67,8 @@ interface ServerRecord {
 type StartupEvent =
   | Omit<Extract<ToolEvent, { type: "mcp_startup_update" }>, "callId" | "toolName">
   | Omit<Extract<ToolEvent, { type: "mcp_startup_complete" }>, "callId" | "toolName">;
+
+const absolute = (paths: readonly string[]): readonly string[] => Object.freeze(paths.map((p) => path.resolve(p)));
 
 /** `waitForStartup()` rejects with this when a `required` server failed. */
 export class McpStartupError extends Error {
@@ -77,6 +97,8 @@ export class McpConnectionManager implements McpToolSource {
   private readonly namer = new ToolNamer();
   private readonly summary: Promise<McpStartupSummary>;
   private readonly logger: Logger;
+  private roots: readonly string[];
+  private readonly callbacks: McpClientCallbacks;
 
   private constructor(
     servers: McpServersConfig,
@@ -84,6 +106,8 @@ export class McpConnectionManager implements McpToolSource {
   ) {
     this.logger = opts.logger ?? defaultLogger();
     this.handler = new McpHandler(this);
+    this.roots = absolute(opts.roots ?? [process.cwd()]);
+    this.callbacks = { onElicitation: opts.onElicitation, onSampling: opts.onSampling, roots: () => this.roots };
     const limit = pLimit(opts.maxParallelStartups ?? 8);
     for (const [name, config] of Object.entries(servers)) {
       if (config.enabled !== false) this.servers.set(name, this.startServer(name, config, limit));
@@ -100,6 +124,7 @@ export class McpConnectionManager implements McpToolSource {
         this.rebuildTools();
       },
       restartBackoffMs: this.opts.restartBackoffMs,
+      client: this.callbacks,
     });
     this.emit({ type: "mcp_startup_update", server: name, status: "starting" });
     const startup = limit(() => connection.start()).then(
@@ -283,6 +308,12 @@ export class McpConnectionManager implements McpToolSource {
       }),
     );
     return new Map(results.filter((r): r is readonly [string, T[]] => r !== undefined));
+  }
+
+  /** Replaces the roots and tells every running server (`notifications/roots/list_changed`). */
+  async setRoots(paths: readonly string[]): Promise<void> {
+    this.roots = absolute(paths);
+    await Promise.all([...this.servers.values()].map((r) => r.connection.rootsChanged()));
   }
 
   /** Closes every client and kills each stdio server's process group. */
