@@ -360,7 +360,9 @@ export class McpConnection {
       controller.abort(new McpCallError(texts.mcpTimedOut("tools/call", timeoutMs), true));
     });
     const { signal, onProgress } = opts;
-    const forward = (): void => controller.abort(signal?.reason);
+    const forward = (): void => {
+      controller.abort(signal?.reason);
+    };
     if (signal?.aborted) forward();
     else signal?.addEventListener("abort", forward, { once: true });
     const options: RequestOptions = {

@@ -13,7 +13,9 @@ async function everythingOverHttp(): Promise<{ url: string; child: ChildProcess 
   const port = await new Promise<number>((resolve) => {
     const probe = createServer().listen(0, "127.0.0.1", () => {
       const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
+      probe.close(() => {
+        resolve(port);
+      });
     });
   });
   const child = spawn(process.execPath, [EVERYTHING, "streamableHttp"], {
@@ -26,7 +28,9 @@ async function everythingOverHttp(): Promise<{ url: string; child: ChildProcess 
       err += d.toString();
       if (err.includes("listening")) resolve();
     });
-    child.once("exit", () => reject(new Error(`server-everything exited: ${err}`)));
+    child.once("exit", () => {
+      reject(new Error(`server-everything exited: ${err}`));
+    });
   });
   return { url: `http://127.0.0.1:${port}/mcp`, child };
 }
