@@ -49,6 +49,35 @@ export interface McpServerConfig {
   required?: boolean;
   /** Cap on one message from a stdio server; default 64 MiB (`tool call error: reply exceeded {N} bytes`). */
   maxReplyBytes?: number;
+  /** OAuth settings for a `url` server. */
+  oauth?: McpOAuthConfig;
+}
+
+/**
+ * OAuth for a `url` server (TOML: `[mcp_servers.NAME.oauth]`, snake_case keys). Without it a
+ * server that answers 401 still gets the authorization code flow with dynamic registration.
+ */
+export interface McpOAuthConfig {
+  /** A pre-registered client (no dynamic registration); with `clientSecret` or `privateKey` for machines. */
+  clientId?: string;
+  clientSecret?: string;
+  /** PEM private key: client credentials with `private_key_jwt` client authentication. */
+  privateKey?: string;
+  /**
+   * The authorization server's issuer URL: client credentials are sent only to it. Without it,
+   * they go to the authorization server the MCP server's metadata names.
+   */
+  issuer?: string;
+  /** JWS algorithm for `privateKey`; default ES256. */
+  signingAlgorithm?: string;
+  /** `client_credentials` for machines; default `authorization_code` (a person authorizes once). */
+  grantType?: "authorization_code" | "client_credentials";
+  scopes?: string[];
+  /** Fixed loopback port for the redirect (some servers register exact redirect URIs). */
+  callbackPort?: number;
+  /** A URL-based client id (client ID metadata document), used where the server supports it. */
+  clientMetadataUrl?: string;
+  clientName?: string;
 }
 
 export type McpServersConfig = Record<string, McpServerConfig>;
@@ -69,7 +98,7 @@ export class McpConfigError extends Error {
   }
 }
 
-type Kind = "string" | "strings" | "envNames" | "stringMap" | "positive" | "millis" | "bytes" | "boolean";
+type Kind = "string" | "strings" | "envNames" | "stringMap" | "positive" | "millis" | "bytes" | "boolean" | "oauth";
 const FIELDS: Record<keyof McpServerConfig, Kind> = {
   command: "string",
   args: "strings",
@@ -89,6 +118,20 @@ const FIELDS: Record<keyof McpServerConfig, Kind> = {
   supportsParallelToolCalls: "boolean",
   required: "boolean",
   maxReplyBytes: "bytes",
+  oauth: "oauth",
+};
+
+const OAUTH_FIELDS: Record<keyof McpOAuthConfig, Kind | "grant" | "port"> = {
+  clientId: "string",
+  clientSecret: "string",
+  privateKey: "string",
+  signingAlgorithm: "string",
+  issuer: "string",
+  grantType: "grant",
+  scopes: "strings",
+  callbackPort: "port",
+  clientMetadataUrl: "string",
+  clientName: "string",
 };
 const EXPECTED: Record<Kind, string> = {
   string: "a string",
@@ -98,6 +141,7 @@ const EXPECTED: Record<Kind, string> = {
   positive: "a positive number of seconds",
   millis: "a positive whole number of milliseconds",
   bytes: "a positive whole number of bytes",
+  oauth: "a table of OAuth settings",
   boolean: "a boolean",
 };
 
@@ -129,7 +173,43 @@ function fits(kind: Kind, v: unknown): boolean {
       return typeof v === "number" && Number.isSafeInteger(v) && v > 0;
     case "boolean":
       return typeof v === "boolean";
+    case "oauth":
+      return isTable(v);
   }
+}
+
+/** The `oauth` table's keys (in the dialect's case), each checked; a key no format has is an error. */
+function parseOAuth(
+  raw: Record<string, unknown>,
+  keyOf: (f: string) => string,
+  fail: (key: string, expected: string, got?: string) => never,
+): McpOAuthConfig {
+  const byKey = new Map(Object.keys(OAUTH_FIELDS).map((f) => [keyOf(f), f as keyof McpOAuthConfig]));
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(raw)) {
+    const field = byKey.get(key);
+    const where = `oauth.${key}`;
+    if (!field) fail(where, `one of the keys ${[...byKey.keys()].join(", ")}`, `unknown key "${key}"`);
+    const kind = OAUTH_FIELDS[field];
+    if (kind === "grant") {
+      if (value !== "authorization_code" && value !== "client_credentials") {
+        fail(where, '"authorization_code" or "client_credentials"', describe(value));
+      }
+    } else if (kind === "port") {
+      if (!Number.isInteger(value) || (value as number) < 1 || (value as number) > 65535) {
+        fail(where, "a port in 1..65535", describe(value));
+      }
+    } else if (!fits(kind, value)) fail(where, EXPECTED[kind], describe(value));
+    out[field] = value;
+  }
+  const o = out as McpOAuthConfig;
+  if ((o.grantType === "client_credentials" || o.privateKey !== undefined) && o.clientId === undefined) {
+    fail(`oauth.${keyOf("clientId")}`, "a client id for client credentials");
+  }
+  if (o.grantType === "client_credentials" && o.privateKey === undefined && o.clientSecret === undefined) {
+    fail(`oauth.${keyOf("clientSecret")}`, `a client secret or ${keyOf("privateKey")} for client credentials`);
+  }
+  return o;
 }
 
 /**
@@ -160,8 +240,15 @@ const PROGRAMMATIC: Dialect = { table: "servers", keyOf: (f) => f };
 const TOML: Dialect = {
   table: "mcp_servers",
   keyOf: snake,
-  // Codex: OAuth scopes and resource, per-tool approval modes.
-  ignored: ["scopes", "oauth_resource", "tools", "default_tools_approval_mode"],
+  // Codex: the OAuth resource and per-tool approval modes (its `scopes` become `oauth.scopes`).
+  ignored: ["oauth_resource", "tools", "default_tools_approval_mode"],
+  extra: {
+    keys: ["scopes"],
+    apply(key, value, out, fail) {
+      if (!fits("strings", value)) fail(key, EXPECTED.strings);
+      out.oauth = { ...out.oauth, scopes: value as string[] };
+    },
+  },
 };
 
 const JSON_EXTRA_KEYS = ["type", "headers", "disabled", "serverUrl", "envFile"] as const;
@@ -270,7 +357,11 @@ function validateServers(
       if (field) {
         if (!fits(FIELDS[field], value)) fail(key, EXPECTED[FIELDS[field]], describe(value));
         (config as Record<string, unknown>)[field] =
-          FIELDS[field] === "envNames" ? (value as EnvVarEntry[]).map(envVarName) : value;
+          FIELDS[field] === "envNames"
+            ? (value as EnvVarEntry[]).map(envVarName)
+            : FIELDS[field] === "oauth"
+              ? parseOAuth(value as Record<string, unknown>, (f) => dialect.keyOf(f as keyof McpServerConfig), fail)
+              : value;
         continue;
       }
       if (dialect.extra?.keys.includes(key)) {
@@ -304,7 +395,7 @@ function validateServers(
       delete config.startupTimeoutMs;
     }
     if (config.command !== undefined) {
-      for (const f of ["url", "bearerTokenEnvVar", "httpHeaders", "envHttpHeaders"] as const) {
+      for (const f of ["url", "bearerTokenEnvVar", "httpHeaders", "envHttpHeaders", "oauth"] as const) {
         if (config[f] !== undefined)
           fail(dialect.keyOf(f), `no ${dialect.keyOf(f)} for a stdio server (it has "${dialect.keyOf("command")}")`);
       }

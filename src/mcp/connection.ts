@@ -26,6 +26,7 @@ import type { Logger } from "pino";
 import { texts } from "../protocol/index.js";
 import { errorMessage, MAX_TIMER_MS, PACKAGE_VERSION, timerDelay } from "../util/index.js";
 import { DEFAULT_STARTUP_TIMEOUT_SEC, DEFAULT_TOOL_TIMEOUT_SEC, type McpServerConfig } from "./config.js";
+import { oauthFetch, type McpAuthorizationHandler, type OAuthFetch } from "./oauth.js";
 import { collectPages } from "./pages.js";
 import { REPLY_REJECTED_CODE } from "./stdioTransport.js";
 import { connectClient, exitDescription, serverPid, type ClientSession } from "./transport.js";
@@ -79,6 +80,10 @@ export interface McpClientCallbacks {
   onSampling?: McpSamplingHandler | undefined;
   /** The roots now (absolute paths), read at each `roots/list`. */
   roots(): readonly string[];
+  /** Shows a person the URL that authorizes a server (OAuth authorization code flow). */
+  onAuthorizationUrl?: McpAuthorizationHandler | undefined;
+  /** Where OAuth tokens are kept; default `$TOOLCALL_HOME`. */
+  oauthHome?: string | undefined;
 }
 
 /**
@@ -145,10 +150,22 @@ export class McpConnection {
   private readonly deadlines = new Set<CallDeadline>();
   /** Server requests (elicitation, sampling) being answered now. */
   private asking = 0;
+  /** A `url` server's fetch, with OAuth: one per server, so tokens outlive reconnects. */
+  private readonly oauth: OAuthFetch | undefined;
 
   constructor(opts: McpConnectionOptions) {
     this.name = opts.name;
     this.callbacks = opts.client;
+    this.oauth =
+      opts.config.url === undefined
+        ? undefined
+        : oauthFetch({
+            server: opts.name,
+            config: opts.config,
+            onAuthorizationUrl: opts.client.onAuthorizationUrl,
+            home: opts.client.oauthHome,
+            logger: opts.logger,
+          });
     this.config = opts.config;
     this.logger = opts.logger;
     this.onToolsChanged = opts.onToolsChanged;
@@ -206,6 +223,7 @@ export class McpConnection {
       signal,
       onSession: (s) => (opening.session = s),
       logger: this.logger,
+      fetch: this.oauth?.fetch,
     });
     this.watch(session);
     this.tools = await this.listTools(session.client, signal);
@@ -438,6 +456,7 @@ export class McpConnection {
   async close(): Promise<void> {
     this.closed = true;
     this.closing.abort();
+    this.oauth?.close();
     const session = this.session;
     this.session = undefined;
     const starting = [...this.opening].flatMap((o) => (o.session ? [o.session] : []));

@@ -13,3 +13,4 @@ export { ProcessGroupStdioTransport, type StdioLaunch } from "./stdioTransport.j
 export * from "./manager.js";
 export type { McpToolInfo } from "./tools.js";
 export * from "./handler.js";
+export { McpAuthRequiredError, OAuthTokenFile, toolcallHome, type McpAuthorizationHandler } from "./oauth.js";

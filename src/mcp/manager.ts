@@ -24,6 +24,7 @@ import {
 } from "./connection.js";
 import { McpHandler } from "./handler.js";
 import { ToolNamer } from "./names.js";
+import type { McpAuthorizationHandler } from "./oauth.js";
 import { collectPages, type ListPage } from "./pages.js";
 import { buildToolTable, toolFilter, type McpToolInfo } from "./tools.js";
 
@@ -45,6 +46,14 @@ export interface McpConnectionManagerOptions {
   onSampling?: McpSamplingHandler;
   /** The roots servers see (`roots/list`); default `[process.cwd()]`. Change them with `setRoots`. */
   roots?: readonly string[];
+  /**
+   * OAuth (authorization code + PKCE): called with the URL a person opens; the redirect comes
+   * back to a loopback listener. Without it, a server that needs a person fails to start with
+   * `needs authorization: run toolcall mcp login NAME`.
+   */
+  onAuthorizationUrl?: McpAuthorizationHandler;
+  /** Where OAuth tokens are kept (mode 0600); default `$TOOLCALL_HOME` (`~/.toolcall`). */
+  oauthHome?: string;
 }
 
 export interface McpStartupSummary {
@@ -107,7 +116,13 @@ export class McpConnectionManager implements McpToolSource {
     this.logger = opts.logger ?? defaultLogger();
     this.handler = new McpHandler(this);
     this.roots = absolute(opts.roots ?? [process.cwd()]);
-    this.callbacks = { onElicitation: opts.onElicitation, onSampling: opts.onSampling, roots: () => this.roots };
+    this.callbacks = {
+      onElicitation: opts.onElicitation,
+      onSampling: opts.onSampling,
+      roots: () => this.roots,
+      onAuthorizationUrl: opts.onAuthorizationUrl,
+      oauthHome: opts.oauthHome,
+    };
     const limit = pLimit(opts.maxParallelStartups ?? 8);
     for (const [name, config] of Object.entries(servers)) {
       if (config.enabled !== false) this.servers.set(name, this.startServer(name, config, limit));
