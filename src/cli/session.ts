@@ -159,7 +159,7 @@ export function stderrLogger(level: string | undefined): Logger {
   return pino({ name: "toolcall", level: chosen }, pino.destination({ dest: 2, sync: true }));
 }
 
-async function resolveCwd(dir: string | undefined): Promise<string> {
+export async function resolveCwd(dir: string | undefined): Promise<string> {
   const cwd = path.resolve(dir ?? process.cwd());
   const info = await stat(cwd).catch(() => undefined);
   if (!info?.isDirectory()) throw new ConfigError(`--cwd: not a directory: ${cwd}`);
