@@ -38,11 +38,18 @@ describe("README examples", () => {
       "dynamic",
       "embed",
       "hooks",
+      "mcp_capabilities",
       "middleware",
       "permissions",
       "sandbox",
       "shell",
     ]);
+  });
+
+  it("the MCP capabilities example answers server-everything's elicitation, defaults filled in", async () => {
+    const out = await runExample((await readmeExamples()).get("mcp_capabilities")!);
+    expect(out).toContain("- Name: Ada");
+    expect(out).toContain("- Favorite Integer: 42");
   });
 
   it("the shell example runs a command and a local_shell_call", async () => {
