@@ -42,6 +42,8 @@ const CLIENT_INFO = { name: "toolcall-runtime", version: PACKAGE_VERSION };
 
 export interface CallOptions {
   signal?: AbortSignal | undefined;
+  /** The model's call id, for `McpConnectionManager.onToolResult` listeners. */
+  callId?: string | undefined;
   /** Overrides the server's `toolTimeoutSec`. */
   timeoutMs?: number | undefined;
   onProgress?: ((progress: Progress) => void) | undefined;

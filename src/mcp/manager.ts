@@ -8,6 +8,7 @@ import type {
   ReadResourceResult,
   Resource,
   ResourceTemplate,
+  Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import { texts, type ConfiguredToolSpec } from "../protocol/index.js";
 import type { McpToolRef, McpToolSource } from "../registry/index.js";
@@ -104,6 +105,8 @@ export class McpConnectionManager implements McpToolSource {
   private specs: ConfiguredToolSpec[] = [];
   /** Qualified names given this session: each keeps pointing at its tool (DESIGN section 14). */
   private readonly namer = new ToolNamer();
+  /** `onToolResult` listeners: only serve-mcp's proxy has one, so calls skip this otherwise. */
+  private readonly resultListeners = new Set<(callId: string, result: CallToolResult) => void>();
   private readonly summary: Promise<McpStartupSummary>;
   private readonly logger: Logger;
   private roots: readonly string[];
@@ -215,6 +218,11 @@ export class McpConnectionManager implements McpToolSource {
     return this.tools.get(qualifiedName) ?? this.disabledTools.get(qualifiedName);
   }
 
+  /** A listed tool as its server described it (output schema, title, annotations), by qualified name. */
+  toolDefinition(qualifiedName: string): Tool | undefined {
+    return this.tools.get(qualifiedName)?.definition;
+  }
+
   configuredSpecs(): ConfiguredToolSpec[] {
     return this.specs;
   }
@@ -268,7 +276,23 @@ export class McpConnectionManager implements McpToolSource {
     opts: CallOptions,
   ): Promise<CallToolResult> {
     if (!record.allowed(tool)) return Promise.reject(new McpCallError(texts.mcpToolDisabled(tool, server)));
-    return record.connection.callTool(tool, args, opts);
+    const result = record.connection.callTool(tool, args, opts);
+    const { callId } = opts;
+    if (this.resultListeners.size === 0 || callId === undefined) return result;
+    return result.then((r) => {
+      for (const listener of this.resultListeners) listener(callId, r);
+      return r;
+    });
+  }
+
+  /**
+   * Sees every server result whole, by the call id the handler passed, before the model's
+   * flattened form is made: what a lossless proxy (`serve-mcp`) hands its client. Returns the
+   * function that stops listening.
+   */
+  onToolResult(listener: (callId: string, result: CallToolResult) => void): () => void {
+    this.resultListeners.add(listener);
+    return () => this.resultListeners.delete(listener);
   }
 
   async listResources(server: string, cursor?: string, signal?: AbortSignal): Promise<ListResourcesResult> {

@@ -12,6 +12,8 @@ import type { ToolNamer } from "./names.js";
 export interface McpToolInfo extends Readonly<McpToolRef> {
   readonly inputSchema: JsonSchema;
   readonly spec: FunctionToolSpec;
+  /** The server's own listing of the tool (output schema, title, annotations), for proxies. */
+  readonly definition: Tool;
 }
 
 /** One ready server's tools, as its last `tools/list` gave them. */
@@ -97,6 +99,7 @@ export function buildToolTable(
       inputSchema,
       supportsParallel,
       spec,
+      definition: def,
       ...(def.annotations && { annotations: def.annotations }),
     };
     table.tools.set(name, Object.freeze(info));

@@ -107,10 +107,7 @@ class ProtectedServer {
           tools: [{ name: "whoami", inputSchema: { type: "object" } }],
         }));
         server.setRequestHandler(CallToolRequestSchema, () => ({ content: [{ type: "text", text: token }] }));
-        const transport = new StreamableHTTPServerTransport({
-          sessionIdGenerator: undefined,
-          enableJsonResponse: true,
-        });
+        const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true }); // stateless;
         await server.connect(transport);
         await transport.handleRequest(req, res, JSON.parse(body));
         return;
