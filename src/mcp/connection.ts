@@ -5,7 +5,9 @@ import {
   ElicitRequestSchema,
   ErrorCode,
   ListRootsRequestSchema,
+  LoggingMessageNotificationSchema,
   McpError,
+  ResourceUpdatedNotificationSchema,
   ToolListChangedNotificationSchema,
   type CallToolResult,
   type ClientCapabilities,
@@ -17,6 +19,8 @@ import {
   type ListResourceTemplatesResult,
   type Progress,
   type ReadResourceResult,
+  type ServerCapabilities,
+  type ServerNotification,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import path from "node:path";
@@ -86,6 +90,8 @@ export interface McpClientCallbacks {
   onAuthorizationUrl?: McpAuthorizationHandler | undefined;
   /** Where OAuth tokens are kept; default `$TOOLCALL_HOME`. */
   oauthHome?: string | undefined;
+  /** The server's other notifications (log messages, resource updates), for a proxy to pass on. */
+  onNotification?: ((server: string, notification: ServerNotification) => void) | undefined;
 }
 
 /**
@@ -242,6 +248,14 @@ export class McpConnection {
     };
     const client = new Client(CLIENT_INFO, { capabilities });
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.refreshTools());
+    const { onNotification } = this.callbacks;
+    if (onNotification) {
+      for (const schema of [LoggingMessageNotificationSchema, ResourceUpdatedNotificationSchema]) {
+        client.setNotificationHandler(schema, (n) => {
+          onNotification(this.name, n);
+        });
+      }
+    }
     client.setRequestHandler(ElicitRequestSchema, (request, extra) =>
       this.answer(async () =>
         onElicitation ? onElicitation(request.params, { server: this.name, signal: extra.signal }) : DECLINE,
@@ -453,6 +467,20 @@ export class McpConnection {
 
   readResource(uri: string, signal?: AbortSignal): Promise<ReadResourceResult> {
     return this.request("resources/read", signal, (c, o) => c.readResource({ uri }, o));
+  }
+
+  /** What the server declared at initialize (undefined while it is not running). */
+  get capabilities(): ServerCapabilities | undefined {
+    return this.session?.client.getServerCapabilities();
+  }
+
+  /** Any other request, passed on as it is (a proxy forwarding prompts, completions, logging, subscriptions). */
+  forward<R>(
+    what: string,
+    signal: AbortSignal | undefined,
+    run: (client: Client, options: RequestOptions) => Promise<R>,
+  ): Promise<R> {
+    return this.request(what, signal, run);
   }
 
   async close(): Promise<void> {

@@ -8,8 +8,12 @@ import type {
   ReadResourceResult,
   Resource,
   ResourceTemplate,
+  ServerCapabilities,
+  ServerNotification,
   Tool,
 } from "@modelcontextprotocol/sdk/types.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import { texts, type ConfiguredToolSpec } from "../protocol/index.js";
 import type { McpToolRef, McpToolSource } from "../registry/index.js";
 import { defaultLogger, emitEvent, type ToolEvent } from "../turn/index.js";
@@ -55,6 +59,8 @@ export interface McpConnectionManagerOptions {
   onAuthorizationUrl?: McpAuthorizationHandler;
   /** Where OAuth tokens are kept (mode 0600); default `$TOOLCALL_HOME` (`~/.toolcall`). */
   oauthHome?: string;
+  /** Servers' log messages and resource updates (what `serve-mcp` passes on to its client). */
+  onNotification?: (server: string, notification: ServerNotification) => void;
 }
 
 export interface McpStartupSummary {
@@ -107,6 +113,7 @@ export class McpConnectionManager implements McpToolSource {
   private readonly namer = new ToolNamer();
   /** `onToolResult` listeners: only serve-mcp's proxy has one, so calls skip this otherwise. */
   private readonly resultListeners = new Set<(callId: string, result: CallToolResult) => void>();
+  private readonly notificationListeners = new Set<(server: string, notification: ServerNotification) => void>();
   private readonly summary: Promise<McpStartupSummary>;
   private readonly logger: Logger;
   private roots: readonly string[];
@@ -125,7 +132,11 @@ export class McpConnectionManager implements McpToolSource {
       roots: () => this.roots,
       onAuthorizationUrl: opts.onAuthorizationUrl,
       oauthHome: opts.oauthHome,
+      onNotification: (server, n) => {
+        for (const listener of this.notificationListeners) listener(server, n);
+      },
     };
+    if (opts.onNotification) this.notificationListeners.add(opts.onNotification);
     const limit = pLimit(opts.maxParallelStartups ?? 8);
     for (const [name, config] of Object.entries(servers)) {
       if (config.enabled !== false) this.servers.set(name, this.startServer(name, config, limit));
@@ -353,6 +364,31 @@ export class McpConnectionManager implements McpToolSource {
   async setRoots(paths: readonly string[]): Promise<void> {
     this.roots = absolute(paths);
     await Promise.all([...this.servers.values()].map((r) => r.connection.rootsChanged()));
+  }
+
+  /** Listens to servers' log messages and resource updates; returns the function that stops it. */
+  onServerNotification(listener: (server: string, notification: ServerNotification) => void): () => void {
+    this.notificationListeners.add(listener);
+    return () => this.notificationListeners.delete(listener);
+  }
+
+  /** What a ready server declared at initialize. */
+  serverCapabilities(server: string): ServerCapabilities | undefined {
+    const record = this.servers.get(server);
+    return record?.ready ? record.connection.capabilities : undefined;
+  }
+
+  /**
+   * Sends `server` any request through its SDK client (prompts, completions, logging level,
+   * subscriptions), with its timeout and errors as `McpCallError`.
+   */
+  async forward<R>(
+    server: string,
+    what: string,
+    run: (client: Client, options: RequestOptions) => Promise<R>,
+    signal?: AbortSignal,
+  ): Promise<R> {
+    return (await this.connection(server)).forward(what, signal, run);
   }
 
   /** Closes every client and kills each stdio server's process group. */

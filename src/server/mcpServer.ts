@@ -16,6 +16,7 @@ import {
   type FunctionCallItem,
 } from "../protocol/index.js";
 import type { ToolRouter } from "../router/index.js";
+import { forwardToProxiedServers, PROXY_CAPABILITIES, type McpProxySource } from "./proxy.js";
 import { FatalToolCallError, ToolCallRuntime } from "../runtime/index.js";
 import type { ToolEvent, TurnContext } from "../turn/index.js";
 import { errorMessage, PACKAGE_VERSION } from "../util/index.js";
@@ -38,16 +39,6 @@ const DECISION_SCHEMA = {
 
 /** What a proxied MCP tool reported, to pass on as `notifications/progress`. */
 export type ToolProgress = { progress: number; total?: number; message?: string };
-
-/**
- * The MCP servers behind proxied tools (an `McpConnectionManager`), seen whole: a proxy hands
- * its client the server's own result and listing, not the model's flattened form.
- */
-export interface McpProxySource {
-  onToolResult(listener: (callId: string, result: CallToolResult) => void): () => void;
-  /** The server's own listing of a proxied tool, by qualified name. */
-  toolDefinition(qualifiedName: string): Tool | undefined;
-}
 
 export interface McpToolServiceOptions {
   /** The tools served: its registered tools and the MCP tools it proxies. */
@@ -174,6 +165,11 @@ export class McpToolService {
     }
   }
 
+  /** The servers behind the proxied tools, when the service was given them. */
+  get proxy(): McpProxySource | undefined {
+    return this.opts.proxy;
+  }
+
   /** Aborts calls still running (their children are killed). */
   abort(): void {
     this.runtime.abort("server shutting down");
@@ -194,7 +190,9 @@ export interface McpServerOptions {
  */
 export function createMcpServer(service: McpToolService, opts: McpServerOptions = {}): Server {
   const info = { name: opts.name ?? "toolcall", version: opts.version ?? PACKAGE_VERSION };
-  const server = new Server(info, { capabilities: { tools: {} } });
+  const { proxy } = service;
+  const server = new Server(info, { capabilities: { tools: {}, ...(proxy && PROXY_CAPABILITIES) } });
+  if (proxy) forwardToProxiedServers(server, proxy);
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: service.listTools() }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const token = request.params._meta?.progressToken;

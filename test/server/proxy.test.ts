@@ -9,7 +9,8 @@ import {
   McpConnectionManager,
   McpToolService,
 } from "../../src/index.js";
-import { fixtureServer, MCP_ONLY } from "../mcp/helpers.js";
+import { LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { EVERYTHING, eventually, fixtureServer, MCP_ONLY } from "../mcp/helpers.js";
 
 let manager: McpConnectionManager;
 let direct: Client;
@@ -58,4 +59,79 @@ describe("serve-mcp in front of an MCP server (SDK clients on both sides)", () =
     expect(r.isError).toBe(true);
     expect((r.content as Array<{ text: string }>)[0]?.text).toMatch(/invalid arguments/);
   });
+});
+
+describe("serve-mcp in front of server-everything: resources, prompts, completions, logging forwarded", () => {
+  let m: McpConnectionManager;
+  let svc: McpToolService;
+  let straight: Client;
+  let through: Client;
+  const logs: unknown[] = [];
+  beforeAll(async () => {
+    const launch = { command: process.execPath, args: [EVERYTHING, "stdio"] };
+    straight = new Client({ name: "direct", version: "1" });
+    await straight.connect(new StdioClientTransport(launch));
+    m = McpConnectionManager.start({ ev: launch });
+    await m.waitForStartup();
+    svc = new McpToolService({
+      router: await createToolRouter(MCP_ONLY, { mcp: m }),
+      turn: createTurnContext(),
+      proxy: m,
+    });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await createMcpServer(svc).connect(serverSide);
+    through = new Client({ name: "through", version: "1" });
+    through.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+      logs.push(n.params);
+    });
+    await through.connect(clientSide);
+  }, 20_000);
+  afterAll(async () => {
+    svc.abort();
+    await Promise.all([straight.close(), through.close(), m.close()]);
+  });
+
+  it("declares what it forwards", () => {
+    expect(through.getServerCapabilities()).toMatchObject({
+      tools: {},
+      resources: { subscribe: true },
+      prompts: {},
+      logging: {},
+      completions: {},
+    });
+  });
+
+  it("resources: list, templates and read as the server answers them", async () => {
+    const direct = await straight.listResources();
+    const proxied = await through.listResources();
+    expect(proxied.resources).toEqual(expect.arrayContaining(direct.resources));
+    expect((await through.listResourceTemplates()).resourceTemplates).toEqual(
+      (await straight.listResourceTemplates()).resourceTemplates,
+    );
+    const uri = direct.resources[0]?.uri as string;
+    expect(await through.readResource({ uri })).toEqual(await straight.readResource({ uri }));
+    await expect(through.subscribeResource({ uri })).resolves.toEqual({});
+  });
+
+  it("prompts under qualified names, answered as the server answers; completions too", async () => {
+    const direct = (await straight.listPrompts()).prompts;
+    const proxied = (await through.listPrompts()).prompts;
+    expect(proxied).toEqual(direct.map((p) => ({ ...p, name: `mcp__ev__${p.name}` })));
+    expect(await through.getPrompt({ name: "mcp__ev__simple-prompt" })).toEqual(
+      await straight.getPrompt({ name: "simple-prompt" }),
+    );
+    const ref = (name: string) => ({ type: "ref/prompt" as const, name });
+    const argument = { name: "department", value: "E" };
+    expect(await through.complete({ ref: ref("mcp__ev__completable-prompt"), argument })).toEqual(
+      await straight.complete({ ref: ref("completable-prompt"), argument }),
+    );
+  });
+
+  it("logging: the level goes to the server and its messages come back", async () => {
+    await through.setLoggingLevel("debug");
+    await through.callTool({ name: "mcp__ev__toggle-simulated-logging", arguments: {} });
+    await eventually(() => logs.length > 0, "a log message from server-everything");
+    expect(logs[0]).toMatchObject({ level: expect.any(String), data: expect.anything() });
+    await through.callTool({ name: "mcp__ev__toggle-simulated-logging", arguments: {} });
+  }, 20_000);
 });
