@@ -78,6 +78,15 @@ export interface McpOAuthConfig {
   /** A URL-based client id (client ID metadata document), used where the server supports it. */
   clientMetadataUrl?: string;
   clientName?: string;
+  /**
+   * Enterprise single sign-on (SEP-990, cross-app access): the person's ID token (from the
+   * variable `idTokenEnvVar`) is exchanged at the identity provider's `idpTokenEndpoint` for an
+   * identity assertion, which the authorization server takes as a JWT bearer grant (with
+   * `clientId` / `clientSecret`).
+   */
+  idpTokenEndpoint?: string;
+  idpClientId?: string;
+  idTokenEnvVar?: string;
 }
 
 export type McpServersConfig = Record<string, McpServerConfig>;
@@ -132,6 +141,9 @@ const OAUTH_FIELDS: Record<keyof McpOAuthConfig, Kind | "grant" | "port"> = {
   callbackPort: "port",
   clientMetadataUrl: "string",
   clientName: "string",
+  idpTokenEndpoint: "string",
+  idpClientId: "string",
+  idTokenEnvVar: "string",
 };
 const EXPECTED: Record<Kind, string> = {
   string: "a string",
@@ -205,6 +217,13 @@ function parseOAuth(
   const o = out as McpOAuthConfig;
   if ((o.grantType === "client_credentials" || o.privateKey !== undefined) && o.clientId === undefined) {
     fail(`oauth.${keyOf("clientId")}`, "a client id for client credentials");
+  }
+  const idp = [o.idpTokenEndpoint, o.idpClientId, o.idTokenEnvVar].filter((v) => v !== undefined).length;
+  if (idp > 0 && (idp < 3 || o.clientId === undefined)) {
+    fail(
+      `oauth.${keyOf("idpTokenEndpoint")}`,
+      `${keyOf("idpTokenEndpoint")}, ${keyOf("idpClientId")}, ${keyOf("idTokenEnvVar")} and ${keyOf("clientId")} together`,
+    );
   }
   if (o.grantType === "client_credentials" && o.privateKey === undefined && o.clientSecret === undefined) {
     fail(`oauth.${keyOf("clientSecret")}`, `a client secret or ${keyOf("privateKey")} for client credentials`);

@@ -19,11 +19,6 @@ const SUITE = path.join(HERE, "node_modules/@modelcontextprotocol/conformance/di
 const TSX = path.join(HERE, "../../node_modules/tsx/dist/loader.mjs");
 const DRIVER = `${process.execPath} --import ${TSX} ${path.join(HERE, "client.ts")}`;
 
-/** Scenarios we do not pass yet, each with why; the test fails if one starts passing. */
-const KNOWN_FAILING: Record<string, string> = {
-  "auth/cross-app-access-complete-flow": "SEP-990 identity assertion grant (token exchange at an IdP) is not built",
-};
-
 if (!existsSync(SUITE) || !existsSync(NODE22)) {
   if (process.env["CI"]) throw new Error("test/conformance is not installed: .ci/run runs npm ci there");
   await run("npm", ["ci", "--no-audit", "--no-fund"], { cwd: HERE, timeout: 300_000 });

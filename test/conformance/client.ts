@@ -24,6 +24,16 @@ function oauthFor(scenario: string): McpOAuthConfig {
   if (scenario === "auth/client-credentials-basic") {
     return { clientId: clientId as string, clientSecret: clientSecret as string, grantType: "client_credentials" };
   }
+  if (scenario === "auth/cross-app-access-complete-flow") {
+    process.env["CONFORMANCE_IDP_ID_TOKEN"] = context["idp_id_token"];
+    return {
+      clientId: clientId as string,
+      clientSecret: clientSecret as string,
+      idpTokenEndpoint: context["idp_token_endpoint"] as string,
+      idpClientId: context["idp_client_id"] as string,
+      idTokenEnvVar: "CONFORMANCE_IDP_ID_TOKEN",
+    };
+  }
   if (clientId !== undefined) return { clientId, ...(clientSecret !== undefined && { clientSecret }) };
   // Used where the authorization server supports URL-based client ids.
   return { clientMetadataUrl: "https://conformance-test.local/client-metadata.json" };
