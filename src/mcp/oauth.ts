@@ -378,7 +378,8 @@ class IdentityAssertionProvider implements OAuthClientProvider {
     const answer = await fetch(idpTokenEndpoint as string, { method: "POST", body: exchange });
     const body = (await answer.json().catch(() => ({}))) as { access_token?: unknown; error?: unknown };
     if (!answer.ok || typeof body.access_token !== "string") {
-      throw new Error(`token exchange at ${idpTokenEndpoint} failed (${answer.status} ${String(body.error ?? "")})`);
+      const why = typeof body.error === "string" ? ` ${body.error}` : "";
+      throw new Error(`token exchange at ${idpTokenEndpoint} failed (${answer.status}${why})`);
     }
     return new URLSearchParams({ grant_type: JWT_BEARER, assertion: body.access_token });
   }
