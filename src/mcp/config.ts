@@ -379,7 +379,14 @@ function validateServers(
           FIELDS[field] === "envNames"
             ? (value as EnvVarEntry[]).map(envVarName)
             : FIELDS[field] === "oauth"
-              ? parseOAuth(value as Record<string, unknown>, (f) => dialect.keyOf(f as keyof McpServerConfig), fail)
+              ? {
+                  ...config.oauth, // Codex's server-level `scopes`, when it came first
+                  ...parseOAuth(
+                    value as Record<string, unknown>,
+                    (f) => dialect.keyOf(f as keyof McpServerConfig),
+                    fail,
+                  ),
+                }
               : value;
         continue;
       }

@@ -170,4 +170,52 @@ describe("configs people already have load as they are", () => {
       );
     });
   });
+
+  it("oauth tables (snake_case in TOML), Codex's server-level scopes, max_reply_bytes; precise errors", async () => {
+    const { parseMcpConfigToml } = await import("../../src/index.js");
+    const servers = parseMcpConfigToml(
+      [
+        "[mcp_servers.gh]",
+        'url = "https://example.com/mcp"',
+        'scopes = ["repo"]',
+        "[mcp_servers.gh.oauth]",
+        'client_id = "abc"',
+        'client_secret = "s"',
+        'grant_type = "client_credentials"',
+        'issuer = "https://auth.example.com"',
+        "[mcp_servers.local]",
+        'command = "x"',
+        "max_reply_bytes = 1048576",
+      ].join("\n"),
+      "c.toml",
+    );
+    expect(servers["gh"]?.oauth).toEqual({
+      scopes: ["repo"],
+      clientId: "abc",
+      clientSecret: "s",
+      grantType: "client_credentials",
+      issuer: "https://auth.example.com",
+    });
+    expect(servers["local"]?.maxReplyBytes).toBe(1048576);
+    const bad = (body: string): string => {
+      try {
+        parseMcpConfigToml(`[mcp_servers.gh]\nurl = "https://e.com/mcp"\n[mcp_servers.gh.oauth]\n${body}`, "c.toml");
+      } catch (err) {
+        return (err as Error).message;
+      }
+      return "no error";
+    };
+    expect(bad('grant_type = "password"')).toBe(
+      'c.toml: mcp_servers.gh.oauth.grant_type: expected "authorization_code" or "client_credentials", got string "password"',
+    );
+    expect(bad('grant_type = "client_credentials"')).toBe(
+      "c.toml: mcp_servers.gh.oauth.client_id: expected a client id for client credentials",
+    );
+    expect(bad("callback_port = 70000")).toBe(
+      "c.toml: mcp_servers.gh.oauth.callback_port: expected a port in 1..65535, got number 70000",
+    );
+    expect(bad('clientId = "x"')).toMatch(
+      /^c\.toml: mcp_servers\.gh\.oauth\.clientId: expected one of the keys client_id, client_secret, /,
+    );
+  });
 });
