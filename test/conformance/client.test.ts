@@ -60,8 +60,7 @@ describe("MCP conformance suite, client scenarios", () => {
       const failed = (await checksOf(scenario))
         .filter((c) => c.status === "FAILURE" || c.status === "WARNING")
         .map((c) => `${c.id}: ${c.errorMessage ?? ""}`);
-      if (scenario in KNOWN_FAILING) expect(failed, KNOWN_FAILING[scenario]).not.toEqual([]);
-      else expect(failed).toEqual([]);
+      expect(failed).toEqual([]);
     },
     100_000,
   );
