@@ -39,12 +39,19 @@ describe("README examples", () => {
       "embed",
       "groups",
       "hooks",
+      "mcp_capabilities",
       "middleware",
       "permissions",
       "sandbox",
       "shell",
       "user_input",
     ]);
+  });
+
+  it("the MCP capabilities example answers server-everything's elicitation, defaults filled in", async () => {
+    const out = await runExample((await readmeExamples()).get("mcp_capabilities")!);
+    expect(out).toContain("- Name: Ada");
+    expect(out).toContain("- Favorite Integer: 42");
   });
 
   it("the shell example runs a command and a local_shell_call", async () => {

@@ -1,12 +1,13 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
+import type { Logger } from "pino";
 import { parse as parseToml } from "smol-toml";
 import { McpConfigError, parseMcpConfigJson, parseMcpConfigToml, type McpServersConfig } from "../mcp/index.js";
 import { validateHookConfig, type HookConfig, type PermissionMode, type PermissionPolicy } from "../policy/index.js";
 import type { ToolsConfig } from "../toolset.js";
 import type { TruncationPolicy } from "../turn/index.js";
 import type { EnvironmentPolicy } from "../protocol/index.js";
-import { errorMessage } from "../util/index.js";
+import { errorMessage, parseJsonc } from "../util/index.js";
 import { ConfigError, isTable, Section, typeName } from "./configSection.js";
 import {
   parseDockerSettings,
@@ -41,6 +42,8 @@ export interface CliConfig {
   shellEnvironmentPolicy?: EnvironmentPolicy;
   /** `[docker]`: commands run in a container of `image` (the sandbox settings then do not apply). */
   docker?: DockerSettings;
+  /** Keys Codex or Claude document that this file has and we do not use (logged at debug). */
+  ignoredKeys?: string[];
 }
 
 export const DEFAULT_CONFIG_NAME = "toolcall.toml";
@@ -73,7 +76,7 @@ const RUNTIME_KEYS = ["max_concurrency", "truncation", "exec_timeout_ms"] as con
 const MAX_TIMEOUT_MS = 24 * 3600 * 1000;
 
 function parseTools(s: Section): ToolsConfig {
-  s.rejectUnknown(TOOL_KEYS);
+  s.rejectUnknown(TOOL_KEYS, ["web_search"]); // Codex's hosted web search is not ours to run
   const tools: ToolsConfig = {};
   const preset = s.oneOf("preset", ["codex"] as const);
   if (preset !== undefined) tools.preset = preset;
@@ -199,46 +202,101 @@ function parseHooks(value: unknown, file: string): HookConfig {
  */
 export function parseCliConfig(doc: unknown, file: string): Omit<CliConfig, "mcpServers"> {
   if (!isTable(doc)) throw new ConfigError(`${file}: expected a table at the top level, got ${typeName(doc)}`);
+  const json = isJsonFile(file);
   const known = [
     "tools",
     "runtime",
     "permissions",
     "hooks",
-    isJsonFile(file) ? "mcpServers" : "mcp_servers",
+    ...(json ? ["mcpServers", "servers", "inputs"] : ["mcp_servers"]),
     ...SANDBOX_CONFIG_KEYS,
   ];
-  for (const key of Object.keys(doc)) {
-    if (!known.includes(key)) throw new ConfigError(`${file}: unknown key ${key} (known keys: ${known.join(", ")})`);
-  }
+  const top = new Section(file, "", doc);
+  top.rejectUnknown(known, json ? CLAUDE_TOP_LEVEL_KEYS : CODEX_TOP_LEVEL_KEYS);
   const section = (key: string): Section => {
     const v = doc[key];
     if (v !== undefined && !isTable(v)) {
       throw new ConfigError(`${file}: ${key}: expected table, got ${typeName(v)}`);
     }
-    return new Section(file, key, isTable(v) ? v : {});
+    return new Section(file, key, isTable(v) ? v : {}, top.ignored);
   };
   const tools = parseTools(section("tools"));
   const runtime = parseRuntime(section("runtime"), file, tools);
   const config: Omit<CliConfig, "mcpServers"> = { file, tools, runtime };
   if (doc["permissions"] !== undefined) config.permissions = parsePermissions(section("permissions"));
   if (doc["hooks"] !== undefined) config.hooks = parseHooks(doc["hooks"], file);
-  const sandbox = parseSandboxSettings(new Section(file, "", doc));
+  const sandbox = parseSandboxSettings(top);
   if (sandbox !== undefined) config.sandbox = sandbox;
-  const docker = parseDockerSettings(new Section(file, "", doc));
+  const docker = parseDockerSettings(top);
   if (docker !== undefined) config.docker = docker;
   if (doc["shell_environment_policy"] !== undefined) {
     config.shellEnvironmentPolicy = parseShellEnvironmentPolicy(section("shell_environment_policy"));
   }
+  if (top.ignored.length > 0) config.ignoredKeys = top.ignored;
   return config;
 }
 
-const isJsonFile = (file: string): boolean => file.endsWith(".json");
+const isJsonFile = (file: string): boolean => file.endsWith(".json") || file.endsWith(".jsonc");
+
+/**
+ * Top-level keys of a whole `~/.codex/config.toml` (Codex's docs/config.md) that are Codex's
+ * own business (model, UI, telemetry): skipped, so the file loads as it is.
+ */
+const CODEX_TOP_LEVEL_KEYS = [
+  "model",
+  "model_provider",
+  "model_providers",
+  "model_context_window",
+  "model_max_output_tokens",
+  "model_auto_compact_token_limit",
+  "model_reasoning_effort",
+  "model_reasoning_summary",
+  "model_reasoning_summary_format",
+  "model_verbosity",
+  "model_supports_reasoning_summaries",
+  "review_model",
+  "oss_provider",
+  "tool_output_token_limit",
+  "approval_policy",
+  "notify",
+  "instructions",
+  "experimental_instructions_file",
+  "experimental_use_exec_command_tool",
+  "experimental_use_rmcp_client",
+  "features",
+  "ghost_snapshot",
+  "project_doc_max_bytes",
+  "profile",
+  "profiles",
+  "history",
+  "file_opener",
+  "tui",
+  "hide_agent_reasoning",
+  "show_raw_agent_reasoning",
+  "check_for_update_on_startup",
+  "chatgpt_base_url",
+  "projects",
+  "otel",
+  "forced_login_method",
+  "forced_chatgpt_workspace_id",
+  "cli_auth_credentials_store",
+  "mcp_oauth_credentials_store",
+  "disable_response_storage",
+  "windows_wsl_setup_acknowledged",
+];
+
+/** Top-level keys of Claude Desktop's `claude_desktop_config.json` besides `mcpServers`. */
+const CLAUDE_TOP_LEVEL_KEYS = ["globalShortcut", "preferences"];
 
 /**
  * Loads `--config FILE` (TOML, or JSON when it ends in `.json`), else `toolcall.toml` in
  * `dir` when it exists, else the embedded defaults.
  */
-export async function loadCliConfig(opts: { configPath?: string | undefined; dir: string }): Promise<CliConfig> {
+export async function loadCliConfig(opts: {
+  configPath?: string | undefined;
+  dir: string;
+  logger?: Logger | undefined;
+}): Promise<CliConfig> {
   const explicit = opts.configPath !== undefined;
   const file = explicit ? path.resolve(opts.dir, opts.configPath as string) : path.join(opts.dir, DEFAULT_CONFIG_NAME);
   let text: string;
@@ -251,14 +309,16 @@ export async function loadCliConfig(opts: { configPath?: string | undefined; dir
   }
   let doc: unknown;
   try {
-    doc = isJsonFile(file) ? JSON.parse(text) : parseToml(text);
+    doc = isJsonFile(file) ? parseJsonc(text) : parseToml(text);
   } catch (err) {
     const kind = isJsonFile(file) ? "JSON" : "TOML";
     throw new ConfigError(`${file}: invalid ${kind}: ${errorMessage(err).split("\n")[0]}`);
   }
   const config = parseCliConfig(doc, file);
+  if (config.ignoredKeys) opts.logger?.debug({ file, keys: config.ignoredKeys }, "config keys not used here; ignored");
   try {
-    const mcpServers = isJsonFile(file) ? parseMcpConfigJson(text, file) : parseMcpConfigToml(text, file);
+    const parse = isJsonFile(file) ? parseMcpConfigJson : parseMcpConfigToml;
+    const mcpServers = parse(text, file, opts.logger ? { logger: opts.logger } : {});
     return { ...config, mcpServers };
   } catch (err) {
     if (err instanceof McpConfigError) throw new ConfigError(err.message);

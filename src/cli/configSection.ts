@@ -25,11 +25,18 @@ export class Section {
     readonly file: string,
     readonly name: string,
     private readonly table: Table,
+    /** Collects the dotted keys `rejectUnknown` skipped as documented by Codex or Claude (shared by subsections). */
+    readonly ignored: string[] = [],
   ) {}
 
   /** `name.key` as the user wrote it. */
   dotted(key: string): string {
     return this.name === "" ? key : `${this.name}.${key}`;
+  }
+
+  /** The raw value of `key`, unchecked. */
+  raw(key: string): unknown {
+    return this.table[key];
   }
 
   has(key: string): boolean {
@@ -41,9 +48,11 @@ export class Section {
     throw new ConfigError(`${this.file}: ${this.dotted(key)}: expected ${expected}, got ${typeName(value)}`);
   }
 
-  rejectUnknown(known: readonly string[]): void {
+  /** `documented`: keys another tool's format has that we do not use; they are only noted in `ignored`. */
+  rejectUnknown(known: readonly string[], documented: readonly string[] = []): void {
     for (const key of Object.keys(this.table)) {
-      if (!known.includes(key)) {
+      if (documented.includes(key)) this.ignored.push(this.dotted(key));
+      else if (!known.includes(key)) {
         throw new ConfigError(`${this.file}: unknown key ${this.dotted(key)} (known keys: ${known.join(", ")})`);
       }
     }
@@ -118,6 +127,6 @@ export class Section {
     const v = this.table[key];
     if (v === undefined) return undefined;
     if (!isTable(v)) this.fail(key, "table");
-    return new Section(this.file, this.dotted(key), v);
+    return new Section(this.file, this.dotted(key), v, this.ignored);
   }
 }

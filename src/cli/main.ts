@@ -6,6 +6,7 @@ import { EXIT_ABORTED, EXIT_FATAL, EXIT_USAGE, InterruptedError } from "./sessio
 import { runDemo } from "./demo.js";
 import { runServeMcp } from "./serveMcp.js";
 import { runTools } from "./tools.js";
+import { runMcpAuth } from "./mcpLogin.js";
 import { parseSandboxFlag } from "./sandbox.js";
 import { errorMessage, PACKAGE_VERSION } from "../util/index.js";
 
@@ -19,6 +20,10 @@ commands:
   serve-mcp     serve the configured tools as an MCP server (stdio, or --http PORT)
   tools         print the tool list (--format responses|chat|mcp, default responses)
   demo          run the offline demo turn
+  mcp login NAME   authorize the MCP server NAME (OAuth: prints the URL to open, waits for
+                   the browser on a loopback redirect, keeps the tokens in $TOOLCALL_HOME,
+                   default ~/.toolcall, mode 0600)
+  mcp logout NAME  forget NAME's stored tokens
 
 common options:
   --config FILE      toolcall.toml, or a .json file (default: ./toolcall.toml when present)
@@ -158,6 +163,10 @@ const commands: Record<string, Command> = {
   demo: async (args) => {
     const { values } = parse(args, sandboxOptions);
     return runDemo({ ...commonOpts(values), ...sandboxFlags(values) });
+  },
+  mcp: async (args) => {
+    const { values, positionals } = parse(args, {}, 2);
+    return runMcpAuth({ ...commonOpts(values), action: positionals[0], server: positionals[1] });
   },
   tools: async (args) => {
     const { values } = parse(args, { format: { type: "string" } });

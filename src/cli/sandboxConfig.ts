@@ -54,7 +54,11 @@ export function parseSandboxSettings(root: Section): SandboxSettings | undefined
   const own = root.subTable("sandbox");
   own?.rejectUnknown(SANDBOX_KEYS);
   const codex = root.subTable("sandbox_workspace_write");
-  codex?.rejectUnknown(WORKSPACE_WRITE_KEYS);
+  // Codex's defaults (`false`) change nothing here; `true` asks for what we cannot do, so it stays an error.
+  codex?.rejectUnknown(
+    WORKSPACE_WRITE_KEYS,
+    ["exclude_tmpdir_env_var", "exclude_slash_tmp"].filter((k) => codex.raw(k) === false),
+  );
   const base = path.dirname(path.resolve(file));
   const roots = (s: Section | undefined, key: string): string[] | undefined =>
     s?.stringArray(key, { nonEmpty: true })?.map((r) => path.resolve(base, r));

@@ -102,6 +102,7 @@ export async function runServeMcp(opts: ServeMcpOptions & { version: string }): 
     router: session.router,
     turn: session.turn,
     maxConcurrency: session.config.runtime.maxConcurrency,
+    proxy: session.mcp, // proxied tools' results and schemas pass through unchanged
   });
   let stopTransport: () => Promise<void>;
   let stopped!: () => void;

@@ -159,7 +159,7 @@ export function stderrLogger(level: string | undefined): Logger {
   return pino({ name: "toolcall", level: chosen }, pino.destination({ dest: 2, sync: true }));
 }
 
-async function resolveCwd(dir: string | undefined): Promise<string> {
+export async function resolveCwd(dir: string | undefined): Promise<string> {
   const cwd = path.resolve(dir ?? process.cwd());
   const info = await stat(cwd).catch(() => undefined);
   if (!info?.isDirectory()) throw new ConfigError(`--cwd: not a directory: ${cwd}`);
@@ -181,7 +181,7 @@ export async function openSession(
 ): Promise<CliSession> {
   const logger = opts.logger ?? stderrLogger(opts.logLevel);
   const cwd = await resolveCwd(opts.cwd);
-  const config = await loadCliConfig({ configPath: opts.configPath, dir: cwd });
+  const config = await loadCliConfig({ configPath: opts.configPath, dir: cwd, logger });
   // Before any MCP server starts: a bad policy must not leave one running.
   const permissions = permissionEngine(config, opts.permissions, opts.approve);
   // One environment for the session: every turn's commands share its roots and variables.
@@ -193,7 +193,9 @@ export async function openSession(
   };
   let mcp: McpConnectionManager | undefined;
   if (Object.keys(config.mcpServers).length > 0) {
-    mcp = McpConnectionManager.start(config.mcpServers, { logger, onEvent });
+    // Servers see the working directory and the writable roots as their roots (DESIGN section 14).
+    const roots = [...new Set([cwd, ...environment.sandbox.writableRoots])];
+    mcp = McpConnectionManager.start(config.mcpServers, { logger, onEvent, roots });
     // Calls name MCP tools by qualified name, which resolve only once their server has listed them.
     const started = mcp;
     const { failed } = await interruptible(started.waitForStartup(), async () => {

@@ -1,23 +1,41 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
   ErrorCode,
+  ListRootsRequestSchema,
+  LoggingMessageNotificationSchema,
   McpError,
+  ResourceUpdatedNotificationSchema,
   ToolListChangedNotificationSchema,
   type CallToolResult,
+  type ClientCapabilities,
+  type CreateMessageRequest,
+  type CreateMessageResult,
+  type ElicitRequest,
+  type ElicitResult,
   type ListResourcesResult,
   type ListResourceTemplatesResult,
   type Progress,
   type ReadResourceResult,
+  type ServerCapabilities,
+  type ServerNotification,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
+import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import { pathToFileURL } from "node:url";
 import type { Logger } from "pino";
 import { texts } from "../protocol/index.js";
-import { errorMessage, PACKAGE_VERSION, timerDelay } from "../util/index.js";
+import { errorMessage, MAX_TIMER_MS, PACKAGE_VERSION, timerDelay } from "../util/index.js";
 import { DEFAULT_STARTUP_TIMEOUT_SEC, DEFAULT_TOOL_TIMEOUT_SEC, type McpServerConfig } from "./config.js";
+import { oauthFetch, type McpAuthorizationHandler, type OAuthFetch } from "./oauth.js";
 import { collectPages } from "./pages.js";
+import { REPLY_REJECTED_CODE } from "./stdioTransport.js";
 import { connectClient, exitDescription, serverPid, type ClientSession } from "./transport.js";
+
+const DECLINE: ElicitResult = { action: "decline" };
 
 /** Consecutive failed restarts of a dead server before it is given up. */
 export const MAX_RESTART_ATTEMPTS = 3;
@@ -28,6 +46,8 @@ const CLIENT_INFO = { name: "toolcall-runtime", version: PACKAGE_VERSION };
 
 export interface CallOptions {
   signal?: AbortSignal | undefined;
+  /** The model's call id, for `McpConnectionManager.onToolResult` listeners. */
+  callId?: string | undefined;
   /** Overrides the server's `toolTimeoutSec`. */
   timeoutMs?: number | undefined;
   onProgress?: ((progress: Progress) => void) | undefined;
@@ -44,13 +64,63 @@ export class McpCallError extends Error {
   }
 }
 
-/** Always asked for: without a progress token the server cannot reset the call's timeout. */
-const ignoreProgress = (): void => undefined;
+/** Which server asks, and a signal aborted when the server cancels its request. */
+export interface McpRequestContext {
+  server: string;
+  signal: AbortSignal;
+}
+
+/** Answers a server's `elicitation/create` (form mode); the schema's defaults fill omitted fields. */
+export type McpElicitationHandler = (params: ElicitRequest["params"], ctx: McpRequestContext) => Promise<ElicitResult>;
+/** Answers a server's `sampling/createMessage` with the embedder's model. */
+export type McpSamplingHandler = (
+  params: CreateMessageRequest["params"],
+  ctx: McpRequestContext,
+) => Promise<CreateMessageResult>;
+
+/** What the client offers servers (DESIGN section 14). */
+export interface McpClientCallbacks {
+  /** Without it every elicitation is answered `{ action: "decline" }`. */
+  onElicitation?: McpElicitationHandler | undefined;
+  /** Sampling is declared only when this is given. */
+  onSampling?: McpSamplingHandler | undefined;
+  /** The roots now (absolute paths), read at each `roots/list`. */
+  roots(): readonly string[];
+  /** Shows a person the URL that authorizes a server (OAuth authorization code flow). */
+  onAuthorizationUrl?: McpAuthorizationHandler | undefined;
+  /** Where OAuth tokens are kept; default `$TOOLCALL_HOME`. */
+  oauthHome?: string | undefined;
+  /** The server's other notifications (log messages, resource updates), for a proxy to pass on. */
+  onNotification?: ((server: string, notification: ServerNotification) => void) | undefined;
+}
+
+/**
+ * A running tools/call's deadline, run here rather than by the SDK so it can pause: progress
+ * re-arms it, and it waits while the server asks a person (elicitation) or a model (sampling).
+ */
+class CallDeadline {
+  private timer: NodeJS.Timeout | undefined;
+  constructor(
+    private readonly ms: number,
+    private readonly expire: () => void,
+  ) {}
+
+  arm(): void {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(this.expire, timerDelay(this.ms));
+  }
+
+  stop(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+}
 
 export interface McpConnectionOptions {
   name: string;
   config: McpServerConfig;
   logger: Logger;
+  client: McpClientCallbacks;
   /** Called once `tools` was replaced: a `list_changed` re-listing or a restart. */
   onToolsChanged: () => void;
   /** Wait before each restart attempt, in ms (the last entry repeats). */
@@ -83,9 +153,27 @@ export class McpConnection {
   private refreshing: Promise<void> | undefined;
   private refreshAgain = false;
   private readonly opening = new Set<Opening>();
+  private readonly callbacks: McpClientCallbacks;
+  /** Deadlines of running calls, paused while `asking` > 0. */
+  private readonly deadlines = new Set<CallDeadline>();
+  /** Server requests (elicitation, sampling) being answered now. */
+  private asking = 0;
+  /** A `url` server's fetch, with OAuth: one per server, so tokens outlive reconnects. */
+  private readonly oauth: OAuthFetch | undefined;
 
   constructor(opts: McpConnectionOptions) {
     this.name = opts.name;
+    this.callbacks = opts.client;
+    this.oauth =
+      opts.config.url === undefined
+        ? undefined
+        : oauthFetch({
+            server: opts.name,
+            config: opts.config,
+            onAuthorizationUrl: opts.client.onAuthorizationUrl,
+            home: opts.client.oauthHome,
+            logger: opts.logger,
+          });
     this.config = opts.config;
     this.logger = opts.logger;
     this.onToolsChanged = opts.onToolsChanged;
@@ -143,6 +231,7 @@ export class McpConnection {
       signal,
       onSession: (s) => (opening.session = s),
       logger: this.logger,
+      fetch: this.oauth?.fetch,
     });
     this.watch(session);
     this.tools = await this.listTools(session.client, signal);
@@ -150,9 +239,54 @@ export class McpConnection {
   }
 
   private newClient(): Client {
-    const client = new Client(CLIENT_INFO, { capabilities: {} });
+    const { onElicitation, onSampling } = this.callbacks;
+    const capabilities: ClientCapabilities = {
+      // Always declared: without a callback the answer is a decline, never -32601.
+      elicitation: { form: { applyDefaults: true } },
+      roots: { listChanged: true },
+      ...(onSampling && { sampling: {} }),
+    };
+    const client = new Client(CLIENT_INFO, { capabilities });
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.refreshTools());
+    const { onNotification } = this.callbacks;
+    if (onNotification) {
+      for (const schema of [LoggingMessageNotificationSchema, ResourceUpdatedNotificationSchema]) {
+        client.setNotificationHandler(schema, (n) => {
+          onNotification(this.name, n);
+        });
+      }
+    }
+    client.setRequestHandler(ElicitRequestSchema, (request, extra) =>
+      this.answer(async () =>
+        onElicitation ? onElicitation(request.params, { server: this.name, signal: extra.signal }) : DECLINE,
+      ),
+    );
+    if (onSampling) {
+      client.setRequestHandler(CreateMessageRequestSchema, (request, extra) =>
+        this.answer(() => onSampling(request.params, { server: this.name, signal: extra.signal })),
+      );
+    }
+    client.setRequestHandler(ListRootsRequestSchema, () => ({
+      roots: this.callbacks.roots().map((p) => ({ uri: pathToFileURL(p).href, name: path.basename(p) || p })),
+    }));
     return client;
+  }
+
+  /** Runs a server request's answer with every call's deadline paused. */
+  private async answer<T>(run: () => Promise<T>): Promise<T> {
+    if (this.asking++ === 0) for (const d of this.deadlines) d.stop();
+    try {
+      return await run();
+    } finally {
+      if (--this.asking === 0) for (const d of this.deadlines) d.arm();
+    }
+  }
+
+  /** Tells the server the roots changed (`notifications/roots/list_changed`); it then asks for them. */
+  async rootsChanged(): Promise<void> {
+    await this.session?.client.sendRootsListChanged().catch((err: unknown) => {
+      this.logger.debug({ err, server: this.name }, "roots/list_changed not sent");
+    });
   }
 
   private watch(session: ClientSession): void {
@@ -242,29 +376,60 @@ export class McpConnection {
     if (err instanceof McpError && err.code === (ErrorCode.RequestTimeout as number)) {
       return new McpCallError(texts.mcpTimedOut(what, timeoutMs), true);
     }
+    if (err instanceof McpError && err.code === REPLY_REJECTED_CODE && typeof err.data === "string") {
+      return new McpCallError(err.data);
+    }
     if (err instanceof McpError && err.code === (ErrorCode.ConnectionClosed as number) && this.deathReason) {
       return new McpCallError(`MCP server '${this.name}' exited during ${what} (${this.deathReason})`);
     }
     return new McpCallError(errorMessage(err));
   }
 
-  /** The hot path: no extra awaits or closures while the server runs. */
+  /** The hot path: no extra awaits while the server runs. */
   callTool(tool: string, args: Record<string, unknown> | undefined, opts: CallOptions = {}): Promise<CallToolResult> {
     const timeoutMs = opts.timeoutMs ?? this.toolTimeoutMs;
     const params = args === undefined ? { name: tool } : { name: tool, arguments: args };
-    const options: RequestOptions = {
-      timeout: timeoutMs,
-      resetTimeoutOnProgress: true,
-      onprogress: opts.onProgress ?? ignoreProgress,
+    const controller = new AbortController();
+    const deadline = new CallDeadline(timeoutMs, () => {
+      controller.abort(new McpCallError(texts.mcpTimedOut("tools/call", timeoutMs), true));
+    });
+    const { signal, onProgress } = opts;
+    const forward = (): void => {
+      controller.abort(signal?.reason);
     };
-    if (opts.signal) options.signal = opts.signal;
+    if (signal?.aborted) forward();
+    else signal?.addEventListener("abort", forward, { once: true });
+    const options: RequestOptions = {
+      signal: controller.signal,
+      timeout: MAX_TIMER_MS, // the deadline above rules
+      // Always asked for: without a progress token the server cannot reset the call's deadline.
+      onprogress: (p) => {
+        if (this.asking === 0) deadline.arm();
+        onProgress?.(p);
+      },
+    };
+    this.deadlines.add(deadline);
+    if (this.asking === 0) deadline.arm();
     const session = this.session; // unset once closed or dead: then client() says why or restarts
     const result = session
       ? session.client.callTool(params, undefined, options)
       : this.client().then((c) => c.callTool(params, undefined, options));
-    return (result as Promise<CallToolResult>).catch((err: unknown) => {
-      throw this.explain(err, "tools/call", timeoutMs, opts.signal);
-    });
+    return (result as Promise<CallToolResult>).then(
+      (r) => {
+        this.settle(deadline, signal, forward);
+        return r;
+      },
+      (err: unknown) => {
+        this.settle(deadline, signal, forward);
+        throw this.explain(err, "tools/call", timeoutMs, signal);
+      },
+    );
+  }
+
+  private settle(deadline: CallDeadline, signal: AbortSignal | undefined, forward: () => void): void {
+    deadline.stop();
+    this.deadlines.delete(deadline);
+    signal?.removeEventListener("abort", forward);
   }
 
   /**
@@ -304,9 +469,24 @@ export class McpConnection {
     return this.request("resources/read", signal, (c, o) => c.readResource({ uri }, o));
   }
 
+  /** What the server declared at initialize (undefined while it is not running). */
+  get capabilities(): ServerCapabilities | undefined {
+    return this.session?.client.getServerCapabilities();
+  }
+
+  /** Any other request, passed on as it is (a proxy forwarding prompts, completions, logging, subscriptions). */
+  forward<R>(
+    what: string,
+    signal: AbortSignal | undefined,
+    run: (client: Client, options: RequestOptions) => Promise<R>,
+  ): Promise<R> {
+    return this.request(what, signal, run);
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     this.closing.abort();
+    this.oauth?.close();
     const session = this.session;
     this.session = undefined;
     const starting = [...this.opening].flatMap((o) => (o.session ? [o.session] : []));

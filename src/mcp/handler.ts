@@ -48,6 +48,7 @@ export class McpHandler implements ToolHandler {
     try {
       const result = await this.caller.callTool(server, tool, inv.args, {
         signal: inv.signal,
+        callId: inv.callId,
         onProgress:
           base &&
           ((p) => {

@@ -1,8 +1,16 @@
 export * from "./config.js";
 export * from "./names.js";
-export { McpCallError, MAX_RESTART_ATTEMPTS, type CallOptions } from "./connection.js";
+export {
+  McpCallError,
+  MAX_RESTART_ATTEMPTS,
+  type CallOptions,
+  type McpElicitationHandler,
+  type McpRequestContext,
+  type McpSamplingHandler,
+} from "./connection.js";
 export { MAX_LIST_PAGES } from "./pages.js";
 export { ProcessGroupStdioTransport, type StdioLaunch } from "./stdioTransport.js";
 export * from "./manager.js";
 export type { McpToolInfo } from "./tools.js";
 export * from "./handler.js";
+export { McpAuthRequiredError, OAuthTokenFile, toolcallHome, type McpAuthorizationHandler } from "./oauth.js";

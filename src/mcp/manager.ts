@@ -1,3 +1,4 @@
+import path from "node:path";
 import pLimit, { type LimitFunction } from "p-limit";
 import type { Logger } from "pino";
 import type {
@@ -7,14 +8,28 @@ import type {
   ReadResourceResult,
   Resource,
   ResourceTemplate,
+  ServerCapabilities,
+  ServerNotification,
+  Tool,
 } from "@modelcontextprotocol/sdk/types.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import { texts, type ConfiguredToolSpec } from "../protocol/index.js";
 import type { McpToolRef, McpToolSource } from "../registry/index.js";
 import { defaultLogger, emitEvent, type ToolEvent } from "../turn/index.js";
 import { errorMessage } from "../util/index.js";
 import { validateMcpServersConfig, type McpServerConfig, type McpServersConfig } from "./config.js";
-import { McpCallError, McpConnection, type CallOptions } from "./connection.js";
+import {
+  McpCallError,
+  McpConnection,
+  type CallOptions,
+  type McpClientCallbacks,
+  type McpElicitationHandler,
+  type McpSamplingHandler,
+} from "./connection.js";
 import { McpHandler } from "./handler.js";
+import { ToolNamer } from "./names.js";
+import type { McpAuthorizationHandler } from "./oauth.js";
 import { collectPages, type ListPage } from "./pages.js";
 import { buildToolTable, toolFilter, type McpToolInfo } from "./tools.js";
 
@@ -26,6 +41,26 @@ export interface McpConnectionManagerOptions {
   maxParallelStartups?: number;
   /** Wait before each restart attempt of a dead stdio server, in ms; default [0, 250, 1000]. */
   restartBackoffMs?: readonly number[];
+  /**
+   * Answers a server's elicitation (form mode) — usually by asking a person; each call's
+   * timeout waits meanwhile. Elicitation is always declared: without this, servers get
+   * `{ action: "decline" }`.
+   */
+  onElicitation?: McpElicitationHandler;
+  /** Answers `sampling/createMessage` with the embedder's model; sampling is declared only when given. */
+  onSampling?: McpSamplingHandler;
+  /** The roots servers see (`roots/list`); default `[process.cwd()]`. Change them with `setRoots`. */
+  roots?: readonly string[];
+  /**
+   * OAuth (authorization code + PKCE): called with the URL a person opens; the redirect comes
+   * back to a loopback listener. Without it, a server that needs a person fails to start with
+   * `needs authorization: run toolcall mcp login NAME`.
+   */
+  onAuthorizationUrl?: McpAuthorizationHandler;
+  /** Where OAuth tokens are kept (mode 0600); default `$TOOLCALL_HOME` (`~/.toolcall`). */
+  oauthHome?: string;
+  /** Servers' log messages and resource updates (what `serve-mcp` passes on to its client). */
+  onNotification?: (server: string, notification: ServerNotification) => void;
 }
 
 export interface McpStartupSummary {
@@ -48,6 +83,8 @@ interface ServerRecord {
 type StartupEvent =
   | Omit<Extract<ToolEvent, { type: "mcp_startup_update" }>, "callId" | "toolName">
   | Omit<Extract<ToolEvent, { type: "mcp_startup_complete" }>, "callId" | "toolName">;
+
+const absolute = (paths: readonly string[]): readonly string[] => Object.freeze(paths.map((p) => path.resolve(p)));
 
 /** `waitForStartup()` rejects with this when a `required` server failed. */
 export class McpStartupError extends Error {
@@ -72,8 +109,15 @@ export class McpConnectionManager implements McpToolSource {
   /** Filtered-out tools: resolved, never listed (see `ToolTable.disabled`). */
   private disabledTools = new Map<string, Readonly<McpToolRef>>();
   private specs: ConfiguredToolSpec[] = [];
+  /** Qualified names given this session: each keeps pointing at its tool (DESIGN section 14). */
+  private readonly namer = new ToolNamer();
+  /** `onToolResult` listeners: only serve-mcp's proxy has one, so calls skip this otherwise. */
+  private readonly resultListeners = new Set<(callId: string, result: CallToolResult) => void>();
+  private readonly notificationListeners = new Set<(server: string, notification: ServerNotification) => void>();
   private readonly summary: Promise<McpStartupSummary>;
   private readonly logger: Logger;
+  private roots: readonly string[];
+  private readonly callbacks: McpClientCallbacks;
 
   private constructor(
     servers: McpServersConfig,
@@ -81,6 +125,18 @@ export class McpConnectionManager implements McpToolSource {
   ) {
     this.logger = opts.logger ?? defaultLogger();
     this.handler = new McpHandler(this);
+    this.roots = absolute(opts.roots ?? [process.cwd()]);
+    this.callbacks = {
+      onElicitation: opts.onElicitation,
+      onSampling: opts.onSampling,
+      roots: () => this.roots,
+      onAuthorizationUrl: opts.onAuthorizationUrl,
+      oauthHome: opts.oauthHome,
+      onNotification: (server, n) => {
+        for (const listener of this.notificationListeners) listener(server, n);
+      },
+    };
+    if (opts.onNotification) this.notificationListeners.add(opts.onNotification);
     const limit = pLimit(opts.maxParallelStartups ?? 8);
     for (const [name, config] of Object.entries(servers)) {
       if (config.enabled !== false) this.servers.set(name, this.startServer(name, config, limit));
@@ -97,6 +153,7 @@ export class McpConnectionManager implements McpToolSource {
         this.rebuildTools();
       },
       restartBackoffMs: this.opts.restartBackoffMs,
+      client: this.callbacks,
     });
     this.emit({ type: "mcp_startup_update", server: name, status: "starting" });
     const startup = limit(() => connection.start()).then(
@@ -152,7 +209,7 @@ export class McpConnectionManager implements McpToolSource {
     const listings = [...this.servers].flatMap(([server, { ready, config, connection, allowed }]) =>
       ready ? [{ server, config, tools: connection.tools, allowed }] : [],
     );
-    const table = buildToolTable(listings, this.tools, this.logger);
+    const table = buildToolTable(listings, this.tools, this.namer, this.logger);
     this.tools = table.tools;
     this.disabledTools = table.disabled;
     this.specs = table.specs;
@@ -170,6 +227,11 @@ export class McpConnectionManager implements McpToolSource {
    */
   resolve(qualifiedName: string): McpToolRef | undefined {
     return this.tools.get(qualifiedName) ?? this.disabledTools.get(qualifiedName);
+  }
+
+  /** A listed tool as its server described it (output schema, title, annotations), by qualified name. */
+  toolDefinition(qualifiedName: string): Tool | undefined {
+    return this.tools.get(qualifiedName)?.definition;
   }
 
   configuredSpecs(): ConfiguredToolSpec[] {
@@ -225,7 +287,23 @@ export class McpConnectionManager implements McpToolSource {
     opts: CallOptions,
   ): Promise<CallToolResult> {
     if (!record.allowed(tool)) return Promise.reject(new McpCallError(texts.mcpToolDisabled(tool, server)));
-    return record.connection.callTool(tool, args, opts);
+    const result = record.connection.callTool(tool, args, opts);
+    const { callId } = opts;
+    if (this.resultListeners.size === 0 || callId === undefined) return result;
+    return result.then((r) => {
+      for (const listener of this.resultListeners) listener(callId, r);
+      return r;
+    });
+  }
+
+  /**
+   * Sees every server result whole, by the call id the handler passed, before the model's
+   * flattened form is made: what a lossless proxy (`serve-mcp`) hands its client. Returns the
+   * function that stops listening.
+   */
+  onToolResult(listener: (callId: string, result: CallToolResult) => void): () => void {
+    this.resultListeners.add(listener);
+    return () => this.resultListeners.delete(listener);
   }
 
   async listResources(server: string, cursor?: string, signal?: AbortSignal): Promise<ListResourcesResult> {
@@ -280,6 +358,37 @@ export class McpConnectionManager implements McpToolSource {
       }),
     );
     return new Map(results.filter((r): r is readonly [string, T[]] => r !== undefined));
+  }
+
+  /** Replaces the roots and tells every running server (`notifications/roots/list_changed`). */
+  async setRoots(paths: readonly string[]): Promise<void> {
+    this.roots = absolute(paths);
+    await Promise.all([...this.servers.values()].map((r) => r.connection.rootsChanged()));
+  }
+
+  /** Listens to servers' log messages and resource updates; returns the function that stops it. */
+  onServerNotification(listener: (server: string, notification: ServerNotification) => void): () => void {
+    this.notificationListeners.add(listener);
+    return () => this.notificationListeners.delete(listener);
+  }
+
+  /** What a ready server declared at initialize. */
+  serverCapabilities(server: string): ServerCapabilities | undefined {
+    const record = this.servers.get(server);
+    return record?.ready ? record.connection.capabilities : undefined;
+  }
+
+  /**
+   * Sends `server` any request through its SDK client (prompts, completions, logging level,
+   * subscriptions), with its timeout and errors as `McpCallError`.
+   */
+  async forward<R>(
+    server: string,
+    what: string,
+    run: (client: Client, options: RequestOptions) => Promise<R>,
+    signal?: AbortSignal,
+  ): Promise<R> {
+    return (await this.connection(server)).forward(what, signal, run);
   }
 
   /** Closes every client and kills each stdio server's process group. */

@@ -1,16 +1,25 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
+import { serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import type { JSONRPCMessage, RequestId } from "@modelcontextprotocol/sdk/types.js";
 import { childClosed, signalProcessGroup, terminateProcessGroup, trackProcessGroup } from "../process/index.js";
+import { ReplyReader } from "./replyReader.js";
 
 export interface StdioLaunch {
   command: string;
   args?: string[];
   env?: Record<string, string>;
   cwd?: string;
+  /** Cap on one message from the server (default 64 MiB). */
+  maxReplyBytes?: number;
 }
+
+/**
+ * The JSON-RPC error code of the answer this transport makes up for a reply it refused
+ * (oversized or malformed): `McpConnection` turns it into `tool call error: {reason}`.
+ */
+export const REPLY_REJECTED_CODE = -32099;
 
 const STDERR_TAIL = 2_000;
 
@@ -29,7 +38,9 @@ export class ProcessGroupStdioTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
 
   private child: ChildProcess | undefined;
-  private readonly buffer = new ReadBuffer();
+  private readonly reader: ReplyReader;
+  /** Ids of our requests still waiting for their answer, so a refused reply fails its own call. */
+  private readonly pending = new Set<RequestId>();
   private stderrTail = "";
   private exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
   private exited: Promise<void> | undefined;
@@ -38,7 +49,9 @@ export class ProcessGroupStdioTransport implements Transport {
   /** Ends the group's tracking for the host's exit; set while the group may be alive. */
   private untrack: (() => void) | undefined;
 
-  constructor(private readonly launch: StdioLaunch) {}
+  constructor(private readonly launch: StdioLaunch) {
+    this.reader = new ReplyReader(launch.maxReplyBytes);
+  }
 
   get pid(): number | undefined {
     return this.child?.pid;
@@ -98,23 +111,18 @@ export class ProcessGroupStdioTransport implements Transport {
   }
 
   private receive(chunk: Buffer): void {
-    try {
-      this.buffer.append(chunk);
-    } catch (err) {
-      this.onerror?.(err as Error); // a line over the SDK's buffer cap; it must not throw out of the stream
-      return;
-    }
     const messages: JSONRPCMessage[] = [];
-    for (;;) {
-      let message: JSONRPCMessage | null;
-      try {
-        message = this.buffer.readMessage();
-      } catch (err) {
-        this.onerror?.(err as Error); // a non-JSON line: report and go on
-        continue;
+    for (const line of this.reader.push(chunk)) {
+      if (line.kind === "message") {
+        if (isResponse(line.message)) this.pending.delete((line.message as { id: RequestId }).id);
+        messages.push(line.message);
+      } else if (line.id !== undefined && this.pending.delete(line.id)) {
+        // Its caller fails now rather than at its timeout.
+        const error = { code: REPLY_REJECTED_CODE, message: line.reason, data: line.reason };
+        messages.push({ jsonrpc: "2.0", id: line.id, error });
+      } else {
+        this.onerror?.(new Error(`MCP server wrote a line that is no message: ${line.reason}`)); // e.g. a log line
       }
-      if (message === null) break;
-      messages.push(message);
     }
     this.deliver(messages);
   }
@@ -168,6 +176,10 @@ export class ProcessGroupStdioTransport implements Transport {
         reject(new Error(`MCP server is not running${this.exit ? ` (${this.exitDescription()})` : ""}`));
         return;
       }
+      if ("method" in message && "id" in message) this.pending.add(message.id);
+      else if ("method" in message && message.method === "notifications/cancelled") {
+        this.pending.delete(message.params?.["requestId"] as RequestId);
+      }
       if (stdin.write(serializeMessage(message))) resolve();
       else stdin.once("drain", resolve);
     });
@@ -188,6 +200,6 @@ export class ProcessGroupStdioTransport implements Transport {
     await terminateProcessGroup(child.pid);
     await childClosed(exited);
     this.untrack?.();
-    this.buffer.clear();
+    this.reader.clear();
   }
 }

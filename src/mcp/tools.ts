@@ -3,7 +3,7 @@ import type { Logger } from "pino";
 import type { ConfiguredToolSpec, FunctionToolSpec, JsonSchema } from "../protocol/index.js";
 import type { McpToolRef } from "../registry/index.js";
 import type { McpServerConfig } from "./config.js";
-import { qualifyTools } from "./names.js";
+import type { ToolNamer } from "./names.js";
 
 /**
  * A listed MCP tool behind its qualified name. It is its own `McpToolRef`: `resolve` returns
@@ -12,6 +12,8 @@ import { qualifyTools } from "./names.js";
 export interface McpToolInfo extends Readonly<McpToolRef> {
   readonly inputSchema: JsonSchema;
   readonly spec: FunctionToolSpec;
+  /** The server's own listing of the tool (output schema, title, annotations), for proxies. */
+  readonly definition: Tool;
 }
 
 /** One ready server's tools, as its last `tools/list` gave them. */
@@ -46,12 +48,13 @@ function providerSchema(schema: JsonSchema): JsonSchema {
 }
 
 /**
- * Qualifies every listed tool and builds its record. `previous` is the table being replaced:
+ * Qualifies every listed tool (names stay as `namer` gave them before) and builds its record. `previous` is the table being replaced:
  * an unchanged schema keeps its object, so the router's compiled validator is reused.
  */
 export function buildToolTable(
   listings: readonly ServerListing[],
   previous: ReadonlyMap<string, McpToolInfo>,
+  namer: ToolNamer,
   logger: Logger,
 ): ToolTable {
   type Entry = { server: string; tool: string; def: Tool; config: McpServerConfig; allowed: boolean };
@@ -65,9 +68,10 @@ export function buildToolTable(
   }
   // Filtered tools are qualified after every allowed one, so they never change an allowed
   // tool's name or collision hash; they only get names of their own for `resolve`.
-  const qualified = qualifyTools([...allowed, ...filtered], (raw) => {
+  const onSkip = (raw: string): void => {
     logger.warn({ tool: raw }, "MCP server listed a tool twice");
-  });
+  };
+  const qualified = new Map([...namer.qualify(allowed, onSkip), ...namer.qualify(filtered, onSkip)]);
   const table: ToolTable = { tools: new Map(), disabled: new Map(), specs: [] };
   for (const [name, { server, tool, def, config, allowed: isAllowed }] of qualified) {
     if (!isAllowed) {
@@ -95,6 +99,7 @@ export function buildToolTable(
       inputSchema,
       supportsParallel,
       spec,
+      definition: def,
       ...(def.annotations && { annotations: def.annotations }),
     };
     table.tools.set(name, Object.freeze(info));

@@ -1,7 +1,7 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { FetchLike, Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { Logger } from "pino";
 import { errorMessage, isRecord } from "../util/index.js";
 import type { McpServerConfig } from "./config.js";
@@ -20,6 +20,8 @@ export interface ConnectOptions {
   /** Sees each session before it connects, so the caller can close one still connecting. */
   onSession(session: ClientSession): void;
   logger: Logger;
+  /** The fetch of a `url` server (OAuth wraps it); default the global fetch. */
+  fetch?: FetchLike | undefined;
 }
 
 /**
@@ -44,8 +46,8 @@ export async function connectClient(
     return stdio;
   }
   const url = new URL(config.url as string);
-  const requestInit = { headers: httpHeaders(config) };
-  const streamable = sessionOver(new StreamableHTTPClientTransport(url, { requestInit }), opts);
+  const http = { requestInit: { headers: httpHeaders(config) }, ...(opts.fetch && { fetch: opts.fetch }) };
+  const streamable = sessionOver(new StreamableHTTPClientTransport(url, http), opts);
   try {
     await streamable.client.connect(streamable.transport, { signal });
     return streamable;
@@ -54,7 +56,7 @@ export async function connectClient(
     await streamable.client.close().catch(() => undefined);
     opts.logger.info({ server }, "MCP server refused Streamable HTTP; falling back to SSE");
   }
-  const sse = sessionOver(new SSEClientTransport(url, { requestInit }), opts);
+  const sse = sessionOver(new SSEClientTransport(url, http), opts);
   await sse.client.connect(sse.transport, { signal });
   return sse;
 }
@@ -82,6 +84,7 @@ function stdioLaunch(command: string, config: McpServerConfig): StdioLaunch {
     ...(config.args && { args: config.args }),
     ...(env && { env }),
     ...(config.cwd && { cwd: config.cwd }),
+    ...(config.maxReplyBytes !== undefined && { maxReplyBytes: config.maxReplyBytes }),
   };
 }
 

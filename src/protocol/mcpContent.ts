@@ -27,17 +27,33 @@ function blockToItem(block: McpBlock): ContentItem {
 }
 
 /**
- * MCP result -> model body: `structuredContent` as its JSON text when present; otherwise text
+ * MCP result -> model body: `structuredContent` as its JSON text when present (plus the
+ * content's images, which the JSON cannot carry to the model as pictures); otherwise text
  * blocks joined by newlines, or content items when there are images.
  */
 export function mcpResultBody(result: CallToolResult): { body: string | ContentItem[]; success: boolean } {
   const success = result.isError !== true;
-  if (result.structuredContent !== undefined && result.structuredContent !== null) {
-    return { body: JSON.stringify(result.structuredContent), success };
-  }
   const items = (Array.isArray(result.content) ? result.content : []).map(blockToItem);
-  if (items.some((i) => i.type === "input_image")) return { body: items, success };
+  const images = items.filter((i) => i.type === "input_image");
+  if (result.structuredContent !== undefined && result.structuredContent !== null) {
+    const json = JSON.stringify(result.structuredContent);
+    if (images.length === 0) return { body: json, success };
+    return { body: [{ type: "input_text", text: withoutImageData(json, result.content) }, ...images], success };
+  }
+  if (images.length > 0) return { body: items, success };
   return { body: outputText(items), success };
+}
+
+/**
+ * Servers like server-filesystem echo the image blocks inside `structuredContent`; the model
+ * gets those pictures as images, so their base64 is not repeated in the JSON text.
+ */
+function withoutImageData(json: string, content: CallToolResult["content"]): string {
+  let out = json;
+  for (const block of content) {
+    if (block.type === "image" && block.data.length > 64) out = out.split(JSON.stringify(block.data)).join('"[image]"');
+  }
+  return out;
 }
 
 /** Model body -> MCP content, for serving our tools over MCP: images go back to image blocks. */

@@ -16,6 +16,7 @@ import {
   type FunctionCallItem,
 } from "../protocol/index.js";
 import type { ToolRouter } from "../router/index.js";
+import { forwardToProxiedServers, PROXY_CAPABILITIES, type McpProxySource } from "./proxy.js";
 import { FatalToolCallError, ToolCallRuntime } from "../runtime/index.js";
 import type { ToolEvent, TurnContext } from "../turn/index.js";
 import { errorMessage, PACKAGE_VERSION } from "../util/index.js";
@@ -42,6 +43,8 @@ export type ToolProgress = { progress: number; total?: number; message?: string 
 export interface McpToolServiceOptions {
   /** The tools served: its registered tools and the MCP tools it proxies. */
   router: ToolRouter;
+  /** The manager behind the router's MCP tools: their results and schemas pass through unchanged. */
+  proxy?: McpProxySource | undefined;
   /** The turn every call runs in. Its `onEvent` should reach `McpToolService.onEvent`, for progress. */
   turn: TurnContext;
   /** Calls running at once; default: the runtime's. */
@@ -64,8 +67,15 @@ export class McpToolService {
   /** How to ask the client behind each running call, by our call id. */
   private readonly approvers = new Map<string, ClientApprover>();
 
+  /** Whole results of proxied calls running now, by our call id (undefined until it answers). */
+  private readonly whole = new Map<string, CallToolResult | undefined>();
+  private readonly stopTap: (() => unknown) | undefined;
+
   constructor(private readonly opts: McpToolServiceOptions) {
     this.runtime = this.newRuntime();
+    this.stopTap = opts.proxy?.onToolResult((callId, result) => {
+      if (this.whole.has(callId)) this.whole.set(callId, result);
+    });
   }
 
   private newRuntime(): ToolCallRuntime {
@@ -75,9 +85,16 @@ export class McpToolService {
 
   /** The router's tools now, each marked read-only or destructive as the router judges it. */
   listTools(): Tool[] {
-    const { router } = this.opts;
+    const { router, proxy } = this.opts;
     return toMcpTools(router.specs()).map((tool) => {
       const readOnly = router.toolIsReadOnly(tool.name);
+      const own = proxy?.toolDefinition(tool.name);
+      if (own) {
+        // A proxied tool keeps what its server said (title, output schema, hints, _meta).
+        const { name: _raw, inputSchema: _schema, description: _text, ...rest } = own;
+        const destructive = readOnly ? {} : { destructiveHint: own.annotations?.destructiveHint ?? true };
+        return { ...rest, ...tool, annotations: { ...own.annotations, readOnlyHint: readOnly, ...destructive } };
+      }
       return { ...tool, annotations: { readOnlyHint: readOnly, ...(readOnly ? {} : { destructiveHint: true }) } };
     });
   }
@@ -131,8 +148,12 @@ export class McpToolService {
     if (this.runtime.aborted) this.runtime = this.newRuntime();
     if (onProgress) this.progress.set(callId, onProgress);
     if (approver) this.approvers.set(callId, approver);
+    if (this.opts.proxy) this.whole.set(callId, undefined);
     try {
       const outcome = await this.runtime.handleToolCall(call, signal);
+      // A proxied server's answer goes out as it came (flattening is for the model only).
+      const whole = this.whole.get(callId);
+      if (whole && !outcome.aborted) return whole;
       return { content: toMcpContent(outcome.item.output), isError: !outcome.success };
     } catch (err) {
       if (err instanceof FatalToolCallError) return failure(err.message);
@@ -140,12 +161,19 @@ export class McpToolService {
     } finally {
       this.progress.delete(callId);
       this.approvers.delete(callId);
+      this.whole.delete(callId);
     }
+  }
+
+  /** The servers behind the proxied tools, when the service was given them. */
+  get proxy(): McpProxySource | undefined {
+    return this.opts.proxy;
   }
 
   /** Aborts calls still running (their children are killed). */
   abort(): void {
     this.runtime.abort("server shutting down");
+    this.stopTap?.();
   }
 }
 
@@ -162,7 +190,9 @@ export interface McpServerOptions {
  */
 export function createMcpServer(service: McpToolService, opts: McpServerOptions = {}): Server {
   const info = { name: opts.name ?? "toolcall", version: opts.version ?? PACKAGE_VERSION };
-  const server = new Server(info, { capabilities: { tools: {} } });
+  const { proxy } = service;
+  const server = new Server(info, { capabilities: { tools: {}, ...(proxy && PROXY_CAPABILITIES) } });
+  if (proxy) forwardToProxiedServers(server, proxy);
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: service.listTools() }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const token = request.params._meta?.progressToken;

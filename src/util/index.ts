@@ -12,3 +12,4 @@ export {
   type ReadLinesOptions,
 } from "./lines.js";
 export { PACKAGE_VERSION } from "./version.js";
+export { parseJsonc } from "./jsonc.js";

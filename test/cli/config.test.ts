@@ -161,7 +161,7 @@ describe("toolcall with a bad config (child process)", () => {
       );
       expect(json.code).toBe(2);
       expect(json.stderr).toMatch(
-        /c\.json: unknown key mcp_servers \(known keys: tools, runtime, permissions, hooks, mcpServers, sandbox, sandbox_mode, sandbox_workspace_write, shell_environment_policy, docker\)/,
+        /c\.json: unknown key mcp_servers \(known keys: tools, runtime, permissions, hooks, mcpServers, servers, inputs, sandbox, sandbox_mode, sandbox_workspace_write, shell_environment_policy, docker\)/,
       );
       expect(usage.code).toBe(2);
       expect(usage.stderr).toMatch(/Unknown option '--bogus'/);

@@ -262,7 +262,7 @@ startup_timeout_ms = 1500
     expect(await loadMcpConfig(join(dir, "mcp.json"))).toEqual({ a: { command: "x" } });
     await expect(loadMcpConfig(join(dir, "missing.toml"))).rejects.toThrow(/missing\.toml: cannot read MCP config: /);
     await expect(loadMcpConfig(join(dir, "config.yaml"))).rejects.toThrow(
-      /expected a \.toml or \.json MCP config file/,
+      /expected a \.toml, \.json or \.jsonc MCP config file/,
     );
   });
 });

@@ -42,7 +42,9 @@ describe("McpHandler", () => {
     const { calls, caller: c } = caller(async () => result);
     const inv = invocation({ text: "hi" });
     expect(await new McpHandler(c).handle(inv)).toEqual({ kind: "mcp", result });
-    expect(calls).toEqual([{ server: "srv", tool: "echo", args: { text: "hi" }, opts: { signal: inv.signal } }]);
+    expect(calls).toEqual([
+      { server: "srv", tool: "echo", args: { text: "hi" }, opts: { signal: inv.signal, callId: inv.callId } },
+    ]);
   });
 
   it("reports begin, progress and end only to a listener", async () => {

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { qualifyTools, sanitizeToolName } from "../../src/mcp/index.js";
+import { qualifyTools, sanitizeToolName, ToolNamer } from "../../src/mcp/index.js";
 
 const q = (tools: Array<[string, string]>) => [
   ...qualifyTools(tools.map(([server, tool]) => ({ server, tool }))).keys(),
@@ -28,7 +28,7 @@ describe("qualified MCP tool names", () => {
       ["s", "a b"],
     ]);
     expect(names).toHaveLength(3);
-    expect(names[0]).toBe("mcp__s__a_b");
+    expect(names[1]).toBe("mcp__s__a_b"); // the raw name that needs no change keeps the plain form
     expect(new Set(names).size).toBe(3);
     for (const n of names) expect(n).toMatch(/^[A-Za-z0-9_-]{1,64}$/);
   });
@@ -47,7 +47,8 @@ describe("qualified MCP tool names", () => {
       { server: "a__b", tool: "c" },
       { server: "a", tool: "b__c" },
     ]);
-    expect([...map.keys()][0]).toBe("mcp__a__b__c");
+    // The tie goes by the server/tool pair, not by listing order.
+    expect([...map.keys()][1]).toBe("mcp__a__b__c");
     for (const n of map.keys()) expect(n).toMatch(/^[A-Za-z0-9_-]{1,64}$/);
   });
 
@@ -62,5 +63,33 @@ describe("qualified MCP tool names", () => {
     );
     expect([...map.keys()]).toEqual(["mcp__s__t"]);
     expect(skipped).toEqual(["mcp__s__t"]);
+  });
+
+  it("resolves collisions by raw names, not listing order, and never moves a name once given", () => {
+    const forward = q([
+      ["s", "a.b"],
+      ["s", "a_b"],
+    ]);
+    const backward = q([
+      ["s", "a_b"],
+      ["s", "a.b"],
+    ]);
+    expect(forward[1]).toBe("mcp__s__a_b");
+    expect(backward[0]).toBe("mcp__s__a_b");
+    expect(forward[0]).toBe(backward[1]);
+
+    const namer = new ToolNamer();
+    const first = namer.qualify([{ server: "s", tool: "a.b" }]);
+    expect([...first.keys()]).toEqual(["mcp__s__a_b"]);
+    // `a_b` appears later: the name given to `a.b` stays with it.
+    const later = namer.qualify([
+      { server: "s", tool: "a_b" },
+      { server: "s", tool: "a.b" },
+    ]);
+    expect(later.get("mcp__s__a_b")).toEqual({ server: "s", tool: "a.b" });
+    expect([...later.keys()][0]).toMatch(/^mcp__s__a_b[0-9a-f]{40}$/);
+    // Even after `a.b` is gone, its name is never reused for another tool.
+    const gone = namer.qualify([{ server: "s", tool: "a_b" }]);
+    expect(gone.has("mcp__s__a_b")).toBe(false);
   });
 });

@@ -204,6 +204,16 @@ describe("ToolRouter.dispatch error texts", () => {
       body: '{"n":1}',
       success: true,
     });
+    // Images beside structuredContent reach the model as images, not as JSON text.
+    expect(
+      mcpResultBody({
+        content: [{ type: "image", data: "AAAA", mimeType: "image/png" }],
+        structuredContent: { n: 1 },
+      }).body,
+    ).toEqual([
+      { type: "input_text", text: '{"n":1}' },
+      { type: "input_image", image_url: "data:image/png;base64,AAAA" },
+    ]);
     expect(
       mcpResultBody({
         content: [
