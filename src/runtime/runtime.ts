@@ -36,6 +36,11 @@ export interface ToolCallRuntimeOptions<Ctx> {
   /** Aborting it aborts the runtime. */
   signal?: AbortSignal;
   context?: Ctx;
+  /**
+   * Hears each accepted call's outcome as it settles (finishing order, not call order), for
+   * streaming outputs before `drain`. Called synchronously; what it throws is logged.
+   */
+  onOutcome?: (outcome: ToolCallOutcome) => void;
 }
 
 /**
@@ -74,6 +79,7 @@ export class ToolCallRuntime<Ctx = unknown> {
   private abortReason: string | undefined;
   private fatal: { callId: string; message: string; reported: boolean } | undefined;
   private readonly deadlines: CallDeadlines<Ctx>;
+  private readonly onOutcome: ((outcome: ToolCallOutcome) => void) | undefined;
   /** What a call reports to its runtime: its dispatch's result, or a person's "abort". */
   private readonly callOwner: CallOwner<Ctx> = {
     abortTurnFrom: (record, text) => {
@@ -108,6 +114,7 @@ export class ToolCallRuntime<Ctx = unknown> {
       this.begin(record);
     });
     this.context = opts.context as Ctx;
+    this.onOutcome = opts.onOutcome;
     this.deadlines = new CallDeadlines<Ctx>(
       {
         turn,
@@ -248,6 +255,20 @@ export class ToolCallRuntime<Ctx = unknown> {
     if (this.aborted) return;
     this.abortReason = reason ?? texts.abortedByUser;
     for (const record of [...this.running]) this.abortCall(record, this.abortReason);
+  }
+
+  /**
+   * Aborts one call, as `abort()` does every call: it is answered at once with its aborted
+   * output and its processes are killed; the turn goes on. False when no call with that id
+   * is still running or queued.
+   */
+  cancel(callId: string, reason?: string): boolean {
+    for (const record of this.running) {
+      if (record.callId !== callId || record.settled) continue;
+      this.abortCall(record, reason ?? texts.abortedByUser);
+      return true;
+    }
+    return false;
   }
 
   /** Delivers the embedder's answer to a waiting dynamic tool call; false if none is waiting. */
@@ -427,11 +448,20 @@ export class ToolCallRuntime<Ctx = unknown> {
     const outcome = record.settle(item, success, aborted, timing, end);
     if (!outcome) return;
     if (record.awaitedByDrain && --this.unsettled === 0) this.answerDrain();
+    if (this.onOutcome) this.tellOutcome(this.onOutcome, outcome);
     const { callId, toolName } = outcome;
     this.turn.logger.debug({ callId, toolName, success, aborted, timing: outcome.timing }, "tool call finished");
     // The event object is built only when someone listens.
     if (this.turn.onEvent)
       emitEvent(this.turn, { type: "tool_call_end", callId, toolName, success, aborted, timing: outcome.timing });
+  }
+
+  private tellOutcome(listener: (outcome: ToolCallOutcome) => void, outcome: ToolCallOutcome): void {
+    try {
+      listener(outcome);
+    } catch (err) {
+      this.turn.logger.warn({ err: errorText(err), callId: outcome.callId }, "onOutcome listener threw");
+    }
   }
 
   /** Throws the turn's fatal error once, when the fatal call is among `outcomes`. */

@@ -1,1 +1,2 @@
 export * from "./mcpServer.js";
+export * from "./sidecar.js";
