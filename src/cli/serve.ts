@@ -69,7 +69,11 @@ export async function runServe(opts: ServeOptions): Promise<number> {
     lines.close();
     // Turns still running are aborted: their outputs and drains are answered before the session closes.
     await server.close();
-    await new Promise<void>((resolve) => process.stdout.write("", () => resolve()));
+    await new Promise<void>((resolve) =>
+      process.stdout.write("", () => {
+        resolve();
+      }),
+    );
     return signal ? exitCodeFor(signal) : 0;
   } finally {
     stopHandlingSignals();

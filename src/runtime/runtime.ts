@@ -262,10 +262,10 @@ export class ToolCallRuntime<Ctx = unknown> {
    * output and its processes are killed; the turn goes on. False when no call with that id
    * is still running or queued.
    */
-  cancel(callId: string, reason?: string): boolean {
+  cancel(callId: string): boolean {
     for (const record of this.running) {
       if (record.callId !== callId || record.settled) continue;
-      this.abortCall(record, reason ?? texts.abortedByUser);
+      this.abortCall(record, texts.abortedByUser);
       return true;
     }
     return false;

@@ -272,12 +272,12 @@ export class SidecarServer {
       case "turn/drain":
         return this.drain(turn);
       case "turn/abort":
-        turn.runtime.abort(optionalString(params, "reason"));
+        turn.runtime.abort();
         return {};
       default: {
         const callId = params["callId"];
         if (typeof callId !== "string") throw badParam("callId", "a string", callId);
-        return { cancelled: turn.runtime.cancel(callId, optionalString(params, "reason")) };
+        return { cancelled: turn.runtime.cancel(callId) };
       }
     }
   }
@@ -464,11 +464,4 @@ function idOf(message: unknown): Id | null {
   if (!isRecord(message)) return null;
   const id = message["id"];
   return typeof id === "string" || typeof id === "number" ? id : null;
-}
-
-function optionalString(params: Record<string, unknown>, field: string): string | undefined {
-  const value = params[field];
-  if (value === undefined) return undefined;
-  if (typeof value !== "string") throw badParam(field, "a string", value);
-  return value;
 }
