@@ -183,8 +183,24 @@ const commands: Record<string, Command> = {
     return runServe({ ...commonOpts(values), ...sandboxFlags(values), stdio: values.stdio === true });
   },
   "serve-mcp": async (args) => {
-    const { values } = parse(args, { ...sandboxOptions, http: { type: "string" } });
-    return runServeMcp({ ...commonOpts(values), ...sandboxFlags(values), http: values.http, version: PACKAGE_VERSION });
+    const { values } = parse(args, {
+      ...sandboxOptions,
+      http: { type: "string" },
+      plugin: { type: "string", multiple: true },
+      token: { type: "string" },
+      "max-sessions": { type: "string" },
+      "session-idle-ms": { type: "string" },
+    });
+    return runServeMcp({
+      ...commonOpts(values),
+      ...sandboxFlags(values),
+      http: values.http,
+      plugins: values.plugin,
+      token: values.token,
+      maxSessions: values["max-sessions"],
+      sessionIdleMs: values["session-idle-ms"],
+      version: PACKAGE_VERSION,
+    });
   },
   demo: async (args) => {
     const { values } = parse(args, sandboxOptions);

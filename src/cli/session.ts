@@ -11,6 +11,7 @@ import { PermissionEngine, type PermissionMode, type PermissionPolicy } from "..
 import type { ExecEnvironment } from "../protocol/index.js";
 import type { DynamicToolSpec } from "../registry/index.js";
 import { errorMessage } from "../util/index.js";
+import { loadPlugins } from "./plugins.js";
 import { openEnvironment, sandboxPolicy, type SandboxFlags } from "./sandbox.js";
 
 export const EXIT_OK = 0;
@@ -195,10 +196,14 @@ export async function openSession(
     configDoc?: Record<string, unknown>;
     /** Tools the command's client answers. */
     dynamicTools?: DynamicToolSpec[];
+    /** `--plugin FILE`s: modules exporting a tool factory. */
+    plugins?: readonly string[] | undefined;
   },
 ): Promise<CliSession> {
   const logger = opts.logger ?? stderrLogger(opts.logLevel);
   const cwd = await resolveCwd(opts.cwd);
+  // Before anything starts: a plugin that cannot load is a usage error with nothing to stop.
+  const plugins = opts.plugins?.length ? await loadPlugins(opts.plugins) : undefined;
   const config = opts.configDoc
     ? configFromDocument(opts.configDoc, cwd)
     : await loadCliConfig({ configPath: opts.configPath, dir: cwd });
@@ -226,6 +231,7 @@ export async function openSession(
     logger,
     ...(mcp ? { mcp } : {}),
     ...(opts.dynamicTools && { dynamicTools: opts.dynamicTools }),
+    ...plugins,
   }).catch(async (err: unknown) => {
     await mcp?.close();
     await environment.close?.();

@@ -2,7 +2,9 @@ import { randomUUID } from "node:crypto";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
   CallToolRequestSchema,
+  ErrorCode,
   ListToolsRequestSchema,
+  McpError,
   type CallToolResult,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
@@ -15,9 +17,9 @@ import {
   type CustomToolCallItem,
   type FunctionCallItem,
 } from "../protocol/index.js";
-import type { ToolRouter } from "../router/index.js";
+import { ToolRouter } from "../router/index.js";
 import { FatalToolCallError, ToolCallRuntime } from "../runtime/index.js";
-import type { ToolEvent, TurnContext } from "../turn/index.js";
+import { createTurnContext, type ToolEvent, type TurnContext } from "../turn/index.js";
 import { errorMessage, PACKAGE_VERSION } from "../util/index.js";
 
 /** Asks the MCP client that made a call to approve it (elicitation); undefined: it cannot. */
@@ -35,6 +37,8 @@ const DECISION_SCHEMA = {
   },
   required: ["decision"],
 };
+
+const NO_ELICITATION = "the MCP client cannot answer approvals (no elicitation)";
 
 /** What a proxied MCP tool reported, to pass on as `notifications/progress`. */
 export type ToolProgress = { progress: number; total?: number; message?: string };
@@ -63,6 +67,8 @@ export class McpToolService {
   private readonly progress = new Map<string, (p: ToolProgress) => void>();
   /** How to ask the client behind each running call, by our call id. */
   private readonly approvers = new Map<string, ClientApprover>();
+  /** The request's signal of each running call, by our call id. */
+  private readonly signals = new Map<string, AbortSignal>();
 
   constructor(private readonly opts: McpToolServiceOptions) {
     this.runtime = this.newRuntime();
@@ -82,8 +88,16 @@ export class McpToolService {
     });
   }
 
-  /** The turn's event listener: forwards proxied tools' progress to the caller that asked for it. */
+  /**
+   * The turn's event listener: forwards proxied tools' progress to the caller that asked for
+   * it, and answers `approval_request` events (a permission engine without `approve`) by
+   * asking that caller.
+   */
   onEvent(event: ToolEvent): void {
+    if (event.type === "approval_request") {
+      this.answerApproval(event.request);
+      return;
+    }
     if (event.type !== "mcp_tool_call_progress") return;
     const { progress, total, message } = event;
     this.progress.get(event.callId)?.({
@@ -100,6 +114,17 @@ export class McpToolService {
   approve(req: ApprovalRequest, signal: AbortSignal): Promise<ApprovalDecision | undefined> {
     const ask = this.approvers.get(req.callId);
     return ask ? ask(req, signal) : Promise.resolve(undefined);
+  }
+
+  private answerApproval(req: ApprovalRequest): void {
+    const runtime = this.runtime;
+    const signal = this.signals.get(req.callId) ?? AbortSignal.abort();
+    this.approve(req, signal).then(
+      (decision) =>
+        runtime.respondToApproval(req.callId, decision ?? { decision: "deny", message: NO_ELICITATION }),
+      (err: unknown) =>
+        runtime.respondToApproval(req.callId, { decision: "deny", message: `the client failed: ${errorMessage(err)}` }),
+    );
   }
 
   async callTool(
@@ -126,11 +151,13 @@ export class McpToolService {
     } catch (err) {
       return failure(errorMessage(err));
     }
-    if (!call) return failure(`unsupported call: ${name}`);
+    // A protocol error, as the MCP specification says for an unknown tool (not an `isError` result).
+    if (!call || !router.toolFor(call)) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
     // A fatal error aborts the runtime it happened in; later requests get a fresh one.
     if (this.runtime.aborted) this.runtime = this.newRuntime();
     if (onProgress) this.progress.set(callId, onProgress);
     if (approver) this.approvers.set(callId, approver);
+    this.signals.set(callId, signal);
     try {
       const outcome = await this.runtime.handleToolCall(call, signal);
       return { content: toMcpContent(outcome.item.output), isError: !outcome.success };
@@ -140,6 +167,7 @@ export class McpToolService {
     } finally {
       this.progress.delete(callId);
       this.approvers.delete(callId);
+      this.signals.delete(callId);
     }
   }
 
@@ -154,13 +182,21 @@ export interface McpServerOptions {
   name?: string | undefined;
   /** Its version; default the package's. */
   version?: string | undefined;
+  /** Given a router: the turn its calls run in (cwd, permissions, environment...). */
+  turn?: Partial<TurnContext> | undefined;
+  /** Given a router: calls running at once (default: the runtime's). */
+  maxConcurrency?: number | undefined;
 }
 
 /**
- * An MCP SDK `Server` answering `tools/list` and `tools/call` from `service`; connect it to
- * any server transport (stdio, Streamable HTTP, in-memory).
+ * An MCP SDK `Server` answering `tools/list` and `tools/call` from a router's tools; connect
+ * it to any server transport (stdio, Streamable HTTP, in-memory). Given a router, the server
+ * gets its own `McpToolService` (one runtime, a turn from `opts.turn`; approvals asked of the
+ * client by elicitation when the turn's permission engine has no `approve` of its own).
+ * Given a service, servers share it: one lock for every HTTP session.
  */
-export function createMcpServer(service: McpToolService, opts: McpServerOptions = {}): Server {
+export function createMcpServer(source: ToolRouter | McpToolService, opts: McpServerOptions = {}): Server {
+  const service = source instanceof ToolRouter ? serviceFor(source, opts) : source;
   const info = { name: opts.name ?? "toolcall", version: opts.version ?? PACKAGE_VERSION };
   const server = new Server(info, { capabilities: { tools: {} } });
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: service.listTools() }));
@@ -188,6 +224,19 @@ export function createMcpServer(service: McpToolService, opts: McpServerOptions 
     return result;
   });
   return server;
+}
+
+function serviceFor(router: ToolRouter, opts: McpServerOptions): McpToolService {
+  const listener = opts.turn?.onEvent;
+  const turn = createTurnContext({
+    ...opts.turn,
+    onEvent: (event) => {
+      listener?.(event);
+      service.onEvent(event);
+    },
+  });
+  const service: McpToolService = new McpToolService({ router, turn, maxConcurrency: opts.maxConcurrency });
+  return service;
 }
 
 /** An approval request as an MCP elicitation (form mode): accept with a decision, else a denial. */
