@@ -23,6 +23,7 @@ import { CallRecord, type CallOwner, type ToolCallOutcome } from "./callRecord.j
 import { FatalToolCallError } from "./errors.js";
 import { GRANTED, SharedExclusiveLock } from "./lock.js";
 import { RunningCalls } from "./runningCalls.js";
+import { CallTracing } from "./tracing.js";
 
 export type { ToolCallOutcome };
 
@@ -100,11 +101,30 @@ export class ToolCallRuntime<Ctx = unknown> {
     },
   };
 
+  /** Spans per call, when an OpenTelemetry tracer provider is registered (checked here, once). */
+  private readonly tracing: CallTracing | undefined;
+  private readonly turn: TurnContext;
+
   constructor(
     private readonly router: ToolRouter<Ctx>,
-    private readonly turn: TurnContext,
+    turn: TurnContext,
     opts: ToolCallRuntimeOptions<Ctx> = {},
   ) {
+    this.tracing = CallTracing.create();
+    const tracing = this.tracing;
+    const listener = turn.onEvent;
+    // Approval decisions reach the spans through the events; with no listener there are none
+    // (and adding one would change who answers approvals).
+    this.turn =
+      tracing && listener
+        ? {
+            ...turn,
+            onEvent: (event) => {
+              tracing.observe(event);
+              listener(event);
+            },
+          }
+        : turn;
     const max = opts.maxConcurrency ?? 16;
     if (!Number.isInteger(max) || max < 1 || max > 256) {
       throw new RangeError(`maxConcurrency must be an integer in 1..256, got ${String(max)}`);
@@ -117,7 +137,7 @@ export class ToolCallRuntime<Ctx = unknown> {
     this.onOutcome = opts.onOutcome;
     this.deadlines = new CallDeadlines<Ctx>(
       {
-        turn,
+        turn: this.turn,
         // A copy: expiring a call runs listeners, which may abort and so change the list.
         running: () => [...this.running],
         answer: (record, text) => {
@@ -189,6 +209,7 @@ export class ToolCallRuntime<Ctx = unknown> {
       this.context,
       this.callOwner,
     );
+    this.tracing?.begin(callId, toolName, built.payloadKind, true);
     this.track(record);
     const reason = messageOf(built.error);
     if (this.aborted) this.settleAborted(record);
@@ -309,6 +330,7 @@ export class ToolCallRuntime<Ctx = unknown> {
       this.callOwner,
     );
     if (this.aborted || callSignal?.aborted) {
+      this.tracing?.begin(call.callId, call.toolName, call.payload.kind, true);
       record.abortSignal(this.abortReason ?? (callSignal ? abortReason(callSignal) : texts.abortedByUser));
       this.settleAborted(record);
       return record;
@@ -323,6 +345,7 @@ export class ToolCallRuntime<Ctx = unknown> {
         "supportsParallel threw; running the call exclusively",
       );
     }
+    this.tracing?.begin(call.callId, call.toolName, call.payload.kind, record.exclusive);
     this.running.add(record);
     callSignal?.addEventListener(
       "abort",
@@ -448,6 +471,7 @@ export class ToolCallRuntime<Ctx = unknown> {
     const outcome = record.settle(item, success, aborted, timing, end);
     if (!outcome) return;
     if (record.awaitedByDrain && --this.unsettled === 0) this.answerDrain();
+    this.tracing?.end(outcome);
     if (this.onOutcome) this.tellOutcome(this.onOutcome, outcome);
     const { callId, toolName } = outcome;
     this.turn.logger.debug({ callId, toolName, success, aborted, timing: outcome.timing }, "tool call finished");
