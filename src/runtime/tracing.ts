@@ -21,6 +21,8 @@ const TRACER_NAME = "toolcall-runtime";
  */
 function registeredTracer(): Tracer | undefined {
   const provider = trace.getTracerProvider();
+  // Deprecated for API 2.x (we depend on ~1.9): the one way to tell "no provider" without a span.
+  // eslint-disable-next-line @typescript-eslint/no-deprecated
   return provider instanceof ProxyTracerProvider
     ? provider.getDelegateTracer(TRACER_NAME, PACKAGE_VERSION)
     : provider.getTracer(TRACER_NAME, PACKAGE_VERSION);

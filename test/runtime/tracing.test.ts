@@ -58,15 +58,14 @@ describe("OpenTelemetry: one span per call (DESIGN section 13)", () => {
     const exporter = register();
     const obs = new Observer();
     const tool = new ControlledHandler(obs, { mutating: true });
-    let runtime!: ReturnType<typeof makeRuntime>["runtime"];
-    ({ runtime } = makeRuntime([{ name: "write", handler: tool }], {
+    const { runtime } = makeRuntime([{ name: "write", handler: tool }], {
       turn: {
         permissions: new PermissionEngine({ ask: ["write"] }),
         onEvent: (e) => {
           if (e.type === "approval_request") runtime.respondToApproval(e.callId, { decision: "deny" });
         },
       },
-    }));
+    });
     runtime.submit(fc("w1", "write"));
     await runtime.drain();
     expect(exporter.getFinishedSpans()[0]?.attributes).toMatchObject({
@@ -80,7 +79,7 @@ describe("OpenTelemetry: one span per call (DESIGN section 13)", () => {
   it("creates nothing without a registered provider", async () => {
     const exporter = new InMemorySpanExporter();
     // A provider that exists but is not registered is not used.
-    void new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+    expect(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] })).toBeDefined();
     const obs = new Observer();
     const tool = new ControlledHandler(obs);
     const { runtime } = makeRuntime([{ name: "t", handler: tool, parallel: true }]);
