@@ -20,9 +20,11 @@ const MIN_LABEL_WIDTH = 8;
 /** A TTY stream that does not say its width. */
 const DEFAULT_COLUMNS = 80;
 
-/** At most `width` characters (code points), the cut marked with an ellipsis; control characters become spaces. */
+const graphemes = new Intl.Segmenter();
+
+/** At most `width` characters (graphemes), the cut marked with an ellipsis; control characters become spaces. */
 function clip(text: string, width: number): string {
-  const chars = [...text.replace(/[\x00-\x1f\x7f]/g, " ")];
+  const chars = Array.from(graphemes.segment(text.replace(/[\x00-\x1f\x7f]/g, " ")), (s) => s.segment);
   return chars.length <= width ? chars.join("") : `${chars.slice(0, Math.max(0, width - 1)).join("")}…`;
 }
 
