@@ -24,7 +24,7 @@ const graphemes = new Intl.Segmenter();
 
 /** At most `width` characters (graphemes), the cut marked with an ellipsis; control characters become spaces. */
 function clip(text: string, width: number): string {
-  const chars = Array.from(graphemes.segment(text.replace(/[\x00-\x1f\x7f]/g, " ")), (s) => s.segment);
+  const chars = Array.from(graphemes.segment(text), (s) => (s.segment < " " || s.segment === "\x7f" ? " " : s.segment));
   return chars.length <= width ? chars.join("") : `${chars.slice(0, Math.max(0, width - 1)).join("")}…`;
 }
 
