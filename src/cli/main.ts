@@ -104,6 +104,8 @@ commands:
 
 ${COMMON_OPTIONS}
 
+${SANDBOX_OPTIONS.replace("sandbox options:", "sandbox options (exec, serve, serve-mcp, demo):")}
+
 config file (toml; snake_case keys in .json too):
   [tools] [runtime] [permissions] [hooks] [mcp_servers.NAME]
   [sandbox]          mode, writable_roots, network_access, readable_roots
