@@ -5,6 +5,44 @@ import { ConfigError } from "./config.js";
 import { sandboxWarning } from "./sandbox.js";
 import { exitCodeFor, onInterrupt, openSession, stderrLogger, type CommonOptions } from "./session.js";
 
+/**
+ * Messages written together at the end of the event loop's turn: a turn of many calls sends a
+ * reply and an output per call, and one write per message costs a system call each.
+ */
+class LineBatcher {
+  private pending: string[] = [];
+  private scheduled = false;
+
+  constructor(private readonly stream: NodeJS.WritableStream) {}
+
+  push(line: string): void {
+    this.pending.push(line);
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.flush();
+    });
+  }
+
+  private flush(): void {
+    this.scheduled = false;
+    if (this.pending.length === 0) return;
+    const text = `${this.pending.join("\n")}\n`;
+    this.pending = [];
+    this.stream.write(text);
+  }
+
+  /** Resolves once everything pushed so far is written. */
+  flushed(): Promise<void> {
+    this.flush();
+    return new Promise((resolve) => {
+      this.stream.write("", () => {
+        resolve();
+      });
+    });
+  }
+}
+
 export interface ServeOptions extends CommonOptions {
   stdio: boolean;
 }
@@ -18,13 +56,14 @@ export interface ServeOptions extends CommonOptions {
 export async function runServe(opts: ServeOptions): Promise<number> {
   if (!opts.stdio) throw new ConfigError("--stdio is required (the sidecar's only transport)");
   const logger = stderrLogger(opts.logLevel);
+  const out = new LineBatcher(process.stdout);
   let stopped!: () => void;
   const done = new Promise<void>((resolve) => (stopped = resolve));
   const server = new SidecarServer({
     version: PACKAGE_VERSION,
     logger,
     send: (message) => {
-      process.stdout.write(`${message}\n`);
+      out.push(message);
     },
     onShutdown: () => {
       stopped();
