@@ -177,6 +177,9 @@ export class SidecarServer {
   private requestCount = 0;
   private readonly pending = new Map<Id, (reply: Reply) => void>();
   private closing: Promise<void> | undefined;
+  /** Requests received and not answered yet (`shutdown` aside). */
+  private inFlight = 0;
+  private onIdle: (() => void) | undefined;
   private readonly logger: Logger;
 
   constructor(private readonly opts: SidecarOptions) {
@@ -222,18 +225,36 @@ export class SidecarServer {
     }
     const params = message["params"] ?? {};
     const isNotification = !("id" in message);
-    this.call(method, params).then(
-      (result) => {
-        const answer = result instanceof FollowedBy ? result.result : result;
-        if (!isNotification) this.write({ jsonrpc: "2.0", id, result: answer });
-        if (result instanceof FollowedBy) result.next();
-        if (method === "shutdown") this.opts.onShutdown?.();
-      },
-      (err: unknown) => {
-        if (!isNotification) this.error(id, err);
-        else this.logger.warn({ method, err: errorMessage(err) }, "notification failed");
-      },
-    );
+    // `shutdown` waits for every other request's reply: it is not one of them.
+    const counted = method !== "shutdown";
+    if (counted) this.inFlight++;
+    this.call(method, params)
+      .then(
+        (result) => {
+          const answer = result instanceof FollowedBy ? result.result : result;
+          if (!isNotification) this.write({ jsonrpc: "2.0", id, result: answer });
+          if (result instanceof FollowedBy) result.next();
+          if (method === "shutdown") this.opts.onShutdown?.();
+        },
+        (err: unknown) => {
+          if (!isNotification) this.error(id, err);
+          else this.logger.warn({ method, err: errorMessage(err) }, "notification failed");
+        },
+      )
+      .finally(() => {
+        if (counted && --this.inFlight === 0) this.onIdle?.();
+      });
+  }
+
+  /** Resolves once every request received so far has been answered. */
+  private answered(): Promise<void> {
+    if (this.inFlight === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.onIdle = () => {
+        this.onIdle = undefined;
+        resolve();
+      };
+    });
   }
 
   private async call(method: string, params: unknown): Promise<unknown> {
@@ -314,8 +335,11 @@ export class SidecarServer {
     } finally {
       this.opening = undefined;
     }
-    // `close` came meanwhile: it closes this session too.
-    if (this.closed) throw new JsonRpcError(JsonRpcErrorCode.NotInitialized, "the server is shutting down");
+    // `close` came meanwhile (and waits for this reply): the session is closed here.
+    if (this.closed) {
+      await session.close();
+      throw new JsonRpcError(JsonRpcErrorCode.NotInitialized, "Server not initialized: the server is shutting down");
+    }
     this.session = session;
     this.events = events === true;
     return { version: this.opts.version ?? PACKAGE_VERSION, tools: toResponsesTools(session.router.specs()) };
@@ -425,8 +449,9 @@ export class SidecarServer {
   close(): Promise<void> {
     this.closing ??= (async () => {
       for (const turn of this.turns.values()) turn.runtime.abort("the server is shutting down");
-      const session = this.session ?? (await this.opening?.catch(() => undefined));
-      await session?.close();
+      // Aborted calls answer at once: waiting drains get their outputs before the session goes.
+      await this.answered();
+      await this.session?.close();
     })();
     return this.closing;
   }
