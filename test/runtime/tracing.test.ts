@@ -1,4 +1,5 @@
-import { trace } from "@opentelemetry/api";
+import { context, trace } from "@opentelemetry/api";
+import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { afterEach, describe, expect, it } from "vitest";
 import { PermissionEngine } from "../../src/index.js";
@@ -12,6 +13,7 @@ function register(): InMemorySpanExporter {
 
 afterEach(() => {
   trace.disable();
+  context.disable();
 });
 
 describe("OpenTelemetry: one span per call (DESIGN section 13)", () => {
@@ -74,6 +76,25 @@ describe("OpenTelemetry: one span per call (DESIGN section 13)", () => {
       "toolcall.approval.decided_by": "user",
       "toolcall.success": false,
     });
+  });
+
+  it("a call's span is a child of the span active where it was submitted", async () => {
+    const exporter = register();
+    context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+    const obs = new Observer();
+    const tool = new ControlledHandler(obs);
+    const { runtime } = makeRuntime([{ name: "t", handler: tool, parallel: true }]);
+    const agentTurn = trace.getTracer("agent").startSpan("agent turn");
+    context.with(trace.setSpan(context.active(), agentTurn), () => runtime.submit(fc("a", "t")));
+    runtime.submit(fc("b", "t")); // outside: a root span
+    tool.release("a");
+    tool.release("b");
+    await runtime.drain();
+    agentTurn.end();
+    const byId = new Map(exporter.getFinishedSpans().map((s) => [s.attributes["gen_ai.tool.call.id"], s]));
+    expect(byId.get("a")?.parentSpanContext?.spanId).toBe(agentTurn.spanContext().spanId);
+    expect(byId.get("a")?.spanContext().traceId).toBe(agentTurn.spanContext().traceId);
+    expect(byId.get("b")?.parentSpanContext).toBeUndefined();
   });
 
   it("creates nothing without a registered provider", async () => {
