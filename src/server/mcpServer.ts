@@ -120,8 +120,7 @@ export class McpToolService {
     const runtime = this.runtime;
     const signal = this.signals.get(req.callId) ?? AbortSignal.abort();
     this.approve(req, signal).then(
-      (decision) =>
-        runtime.respondToApproval(req.callId, decision ?? { decision: "deny", message: NO_ELICITATION }),
+      (decision) => runtime.respondToApproval(req.callId, decision ?? { decision: "deny", message: NO_ELICITATION }),
       (err: unknown) =>
         runtime.respondToApproval(req.callId, { decision: "deny", message: `the client failed: ${errorMessage(err)}` }),
     );
