@@ -30,6 +30,8 @@ interface HttpOptions {
   idleMs: number;
   version: string;
   logger: Logger;
+  /** The token was generated: say it. */
+  printToken: boolean;
 }
 
 function parsePort(value: string): number {
@@ -57,6 +59,7 @@ function httpOptions(opts: ServeMcpOptions & { version: string }, port: number, 
     idleMs: parseCount("--session-idle-ms", opts.sessionIdleMs, 600_000, 2 ** 31 - 1),
     version: opts.version,
     logger,
+    printToken: opts.token === undefined && envToken() === undefined,
   };
 }
 
@@ -186,6 +189,8 @@ async function serveHttp(service: McpToolService, opts: HttpOptions): Promise<()
   });
   const bound = (http.address() as AddressInfo).port;
   allowedHosts = [`127.0.0.1:${bound}`, `localhost:${bound}`];
+  // Generated: the client needs it, and only whoever started us sees stderr.
+  if (opts.printToken) process.stderr.write(`toolcall serve-mcp: bearer token: ${opts.token}\n`);
   process.stderr.write(`toolcall serve-mcp: listening on http://127.0.0.1:${bound}/mcp\n`);
   return async () => {
     for (const { transport } of [...sessions.values()]) await transport.close();
@@ -213,10 +218,6 @@ export async function runServeMcp(opts: ServeMcpOptions & { version: string }): 
   }
   const logger = stderrLogger(opts.logLevel);
   const http = port !== undefined ? httpOptions(opts, port, logger) : undefined;
-  if (http && opts.token === undefined && envToken() === undefined) {
-    // Generated: the client needs it, and only whoever started us sees stderr.
-    process.stderr.write(`toolcall serve-mcp: bearer token: ${http.token}\n`);
-  }
   let service: McpToolService | undefined;
   const session = await openSession({
     ...opts,
