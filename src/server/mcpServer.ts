@@ -16,6 +16,7 @@ import {
   toMcpTools,
   type CustomToolCallItem,
   type FunctionCallItem,
+  type PermissionDecider,
 } from "../protocol/index.js";
 import { ToolRouter } from "../router/index.js";
 import { FatalToolCallError, ToolCallRuntime } from "../runtime/index.js";
@@ -37,8 +38,6 @@ const DECISION_SCHEMA = {
   },
   required: ["decision"],
 };
-
-const NO_ELICITATION = "the MCP client cannot answer approvals (no elicitation)";
 
 /** What a proxied MCP tool reported, to pass on as `notifications/progress`. */
 export type ToolProgress = { progress: number; total?: number; message?: string };
@@ -67,8 +66,6 @@ export class McpToolService {
   private readonly progress = new Map<string, (p: ToolProgress) => void>();
   /** How to ask the client behind each running call, by our call id. */
   private readonly approvers = new Map<string, ClientApprover>();
-  /** The request's signal of each running call, by our call id. */
-  private readonly signals = new Map<string, AbortSignal>();
 
   constructor(private readonly opts: McpToolServiceOptions) {
     this.runtime = this.newRuntime();
@@ -88,16 +85,8 @@ export class McpToolService {
     });
   }
 
-  /**
-   * The turn's event listener: forwards proxied tools' progress to the caller that asked for
-   * it, and answers `approval_request` events (a permission engine without `approve`) by
-   * asking that caller.
-   */
+  /** The turn's event listener: forwards proxied tools' progress to the caller that asked for it. */
   onEvent(event: ToolEvent): void {
-    if (event.type === "approval_request") {
-      this.answerApproval(event.request);
-      return;
-    }
     if (event.type !== "mcp_tool_call_progress") return;
     const { progress, total, message } = event;
     this.progress.get(event.callId)?.({
@@ -114,16 +103,6 @@ export class McpToolService {
   approve(req: ApprovalRequest, signal: AbortSignal): Promise<ApprovalDecision | undefined> {
     const ask = this.approvers.get(req.callId);
     return ask ? ask(req, signal) : Promise.resolve(undefined);
-  }
-
-  private answerApproval(req: ApprovalRequest): void {
-    const runtime = this.runtime;
-    const signal = this.signals.get(req.callId) ?? AbortSignal.abort();
-    this.approve(req, signal).then(
-      (decision) => runtime.respondToApproval(req.callId, decision ?? { decision: "deny", message: NO_ELICITATION }),
-      (err: unknown) =>
-        runtime.respondToApproval(req.callId, { decision: "deny", message: `the client failed: ${errorMessage(err)}` }),
-    );
   }
 
   async callTool(
@@ -156,7 +135,6 @@ export class McpToolService {
     if (this.runtime.aborted) this.runtime = this.newRuntime();
     if (onProgress) this.progress.set(callId, onProgress);
     if (approver) this.approvers.set(callId, approver);
-    this.signals.set(callId, signal);
     try {
       const outcome = await this.runtime.handleToolCall(call, signal);
       return { content: toMcpContent(outcome.item.output), isError: !outcome.success };
@@ -166,7 +144,6 @@ export class McpToolService {
     } finally {
       this.progress.delete(callId);
       this.approvers.delete(callId);
-      this.signals.delete(callId);
     }
   }
 
@@ -227,15 +204,49 @@ export function createMcpServer(source: ToolRouter | McpToolService, opts: McpSe
 
 function serviceFor(router: ToolRouter, opts: McpServerOptions): McpToolService {
   const listener = opts.turn?.onEvent;
+  const permissions = opts.turn?.permissions;
   const turn = createTurnContext({
     ...opts.turn,
     onEvent: (event) => {
       listener?.(event);
       service.onEvent(event);
     },
+    // A policy with nobody to ask asks the client that made the call (else the no-approver rule).
+    ...(permissions &&
+      !permissions.approve &&
+      permissions.nonInteractive !== true && {
+        permissions: askingTheClient(permissions, (req, signal) => service.approve(req, signal)),
+      }),
   });
   const service: McpToolService = new McpToolService({ router, turn, maxConcurrency: opts.maxConcurrency });
   return service;
+}
+
+/** `decider` with `approve` set: every decision stays its own. */
+function askingTheClient(
+  decider: PermissionDecider,
+  approve: NonNullable<PermissionDecider["approve"]>,
+): PermissionDecider {
+  return {
+    get mode() {
+      return decider.mode;
+    },
+    approve,
+    get approvalTimeoutMs() {
+      return decider.approvalTimeoutMs;
+    },
+    get riskField() {
+      return decider.riskField;
+    },
+    get askAtRisk() {
+      return decider.askAtRisk;
+    },
+    decide: (call, hook) => decider.decide(call, hook),
+    suggestRules: (call, fromHandler) => decider.suggestRules(call, fromHandler),
+    rememberSession: (rule) => {
+      decider.rememberSession(rule);
+    },
+  };
 }
 
 /** An approval request as an MCP elicitation (form mode): accept with a decision, else a denial. */

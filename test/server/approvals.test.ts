@@ -91,11 +91,11 @@ describe("serve-mcp approvals (DESIGN section 13: elicitation)", () => {
     await client.close();
   });
 
-  it("createMcpServer(router): a client without elicitation is denied, saying why", async () => {
+  it("createMcpServer(router): a client without elicitation gets the no-approver answer", async () => {
     const { client } = await connect(undefined, "router");
     const result = await client.callTool(touch("r-never.txt"));
     expect(result.isError).toBe(true);
-    expect(text(result)).toBe("rejected by user: the MCP client cannot answer approvals (no elicitation)");
+    expect(text(result)).toBe("rejected: this call needs approval and no approver is configured");
     expect(existsSync(path.join(dir, "r-never.txt"))).toBe(false);
     await client.close();
   });
