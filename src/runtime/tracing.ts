@@ -1,31 +1,29 @@
-import {
-  context,
-  ProxyTracerProvider,
-  SpanKind,
-  SpanStatusCode,
-  trace,
-  type Span,
-  type Tracer,
-} from "@opentelemetry/api";
+import type { Span, Tracer, TracerProvider } from "@opentelemetry/api";
 import type { PayloadKind } from "../protocol/index.js";
 import type { ToolEvent } from "../turn/index.js";
 import { PACKAGE_VERSION } from "../util/index.js";
 import type { ToolCallOutcome } from "./callRecord.js";
 
 const TRACER_NAME = "toolcall-runtime";
+/** `SpanKind.INTERNAL` and `SpanStatusCode.ERROR` of `@opentelemetry/api`. */
+const SPAN_KIND_INTERNAL = 0;
+const STATUS_ERROR = 2;
 
 /**
- * The tracer of the registered OpenTelemetry provider, or undefined when none is registered
- * (the API's global proxy has no delegate): then the runtime creates no span at all, not even
- * a non-recording one, so tracing costs one field test per call when off.
+ * Where every copy of `@opentelemetry/api` 1.x keeps its globals (its own cross-copy
+ * contract): `trace` is set only once a tracer provider is registered.
+ */
+const OTEL_GLOBALS = Symbol.for("opentelemetry.js.api.1");
+
+/**
+ * The tracer of the registered OpenTelemetry provider, or undefined when none is registered:
+ * then the runtime creates no span at all, not even a non-recording one. Read from the API's
+ * globals rather than by importing it, which would cost every process that never traces tens
+ * of milliseconds at start-up; the embedder who registers a provider has loaded the API.
  */
 function registeredTracer(): Tracer | undefined {
-  const provider = trace.getTracerProvider();
-  // Deprecated for API 2.x (we depend on ~1.9): the one way to tell "no provider" without a span.
-  // eslint-disable-next-line @typescript-eslint/no-deprecated
-  return provider instanceof ProxyTracerProvider
-    ? provider.getDelegateTracer(TRACER_NAME, PACKAGE_VERSION)
-    : provider.getTracer(TRACER_NAME, PACKAGE_VERSION);
+  const globals = (globalThis as Record<symbol, { trace?: TracerProvider } | undefined>)[OTEL_GLOBALS];
+  return globals?.trace?.getTracer(TRACER_NAME, PACKAGE_VERSION);
 }
 
 /**
@@ -45,22 +43,19 @@ export class CallTracing {
   }
 
   begin(callId: string, toolName: string, kind: PayloadKind, exclusive: boolean): void {
-    const span = this.tracer.startSpan(
-      `execute_tool ${toolName}`,
-      {
-        kind: SpanKind.INTERNAL,
-        attributes: {
-          "gen_ai.operation.name": "execute_tool",
-          "gen_ai.tool.name": toolName,
-          "gen_ai.tool.call.id": callId,
-          // The conventions' word for a tool run by another service.
-          "gen_ai.tool.type": kind === "mcp" ? "extension" : "function",
-          "toolcall.payload_kind": kind,
-          "toolcall.exclusive": exclusive,
-        },
+    // The tracer parents it to the span active here (its context manager's).
+    const span = this.tracer.startSpan(`execute_tool ${toolName}`, {
+      kind: SPAN_KIND_INTERNAL,
+      attributes: {
+        "gen_ai.operation.name": "execute_tool",
+        "gen_ai.tool.name": toolName,
+        "gen_ai.tool.call.id": callId,
+        // The conventions' word for a tool run by another service.
+        "gen_ai.tool.type": kind === "mcp" ? "extension" : "function",
+        "toolcall.payload_kind": kind,
+        "toolcall.exclusive": exclusive,
       },
-      context.active(),
-    );
+    });
     this.spans.set(callId, span);
   }
 
@@ -88,7 +83,7 @@ export class CallTracing {
     });
     if (!outcome.success) {
       span.setAttribute("error.type", outcome.aborted ? "aborted" : "tool_error");
-      span.setStatus({ code: SpanStatusCode.ERROR, message: outcome.aborted ? "aborted" : "the tool call failed" });
+      span.setStatus({ code: STATUS_ERROR, message: outcome.aborted ? "aborted" : "the tool call failed" });
     }
     span.end();
   }
