@@ -1,4 +1,4 @@
-import type { Span, Tracer, TracerProvider } from "@opentelemetry/api";
+import type { Span, SpanKind, SpanStatusCode, Tracer, TracerProvider } from "@opentelemetry/api";
 import type { PayloadKind } from "../protocol/index.js";
 import type { ToolEvent } from "../turn/index.js";
 import { PACKAGE_VERSION } from "../util/index.js";
@@ -6,8 +6,8 @@ import type { ToolCallOutcome } from "./callRecord.js";
 
 const TRACER_NAME = "toolcall-runtime";
 /** `SpanKind.INTERNAL` and `SpanStatusCode.ERROR` of `@opentelemetry/api`. */
-const SPAN_KIND_INTERNAL = 0;
-const STATUS_ERROR = 2;
+const SPAN_KIND_INTERNAL = 0 as SpanKind.INTERNAL;
+const STATUS_ERROR = 2 as SpanStatusCode.ERROR;
 
 /**
  * Where every copy of `@opentelemetry/api` 1.x keeps its globals (its own cross-copy
