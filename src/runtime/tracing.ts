@@ -5,8 +5,10 @@ import { PACKAGE_VERSION } from "../util/index.js";
 import type { ToolCallOutcome } from "./callRecord.js";
 
 const TRACER_NAME = "toolcall-runtime";
-/** `SpanKind.INTERNAL` and `SpanStatusCode.ERROR` of `@opentelemetry/api`. */
+/** `SpanKind.INTERNAL` and `SpanStatusCode.ERROR` of `@opentelemetry/api`: its enums' values, without loading it. */
+// eslint-disable-next-line @typescript-eslint/no-unsafe-enum-assignment -- the enum's published value
 const SPAN_KIND_INTERNAL = 0 as SpanKind.INTERNAL;
+// eslint-disable-next-line @typescript-eslint/no-unsafe-enum-assignment -- the enum's published value
 const STATUS_ERROR = 2 as SpanStatusCode.ERROR;
 
 /**
