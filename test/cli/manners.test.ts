@@ -18,12 +18,18 @@ const fn = (callId: string, name: string, args: unknown): string =>
   JSON.stringify({ type: "function_call", call_id: callId, name, arguments: JSON.stringify(args) });
 
 describe("the command's manners (DESIGN section 13)", () => {
-  it("--version, -V and version print the package's version", { timeout: 60_000 }, async () => {
-    const runs = await Promise.all(["--version", "-V", "version"].map((flag) => runCli([flag])));
+  it("--version, -V and version print the package's version; serve needs --stdio", { timeout: 60_000 }, async () => {
+    const [serve, ...runs] = await Promise.all([
+      runCli(["serve"]),
+      ...["--version", "-V", "version"].map((flag) => runCli([flag])),
+    ]);
     for (const { code, stdout } of runs) {
       expect(code).toBe(0);
       expect(stdout).toBe(`toolcall ${version}\n`);
     }
+    // The sidecar has one transport, and says so.
+    expect(serve.code).toBe(2);
+    expect(serve.stderr).toBe("toolcall serve: --stdio is required (the sidecar's only transport)\n");
   });
 
   // Four CLI processes at once: slow on a loaded machine.
