@@ -156,6 +156,8 @@ class SidecarTurn {
   readonly settled = new Map<string, ToolCallOutcome>();
   next = 0;
   draining = false;
+  /** Our requests to the client for this turn's calls, not answered yet. */
+  readonly requests = new Set<Id>();
   runtime!: ToolCallRuntime;
 
   constructor(readonly id: string) {}
@@ -243,6 +245,10 @@ export class SidecarServer {
       )
       .finally(() => {
         if (counted && --this.inFlight === 0) this.onIdle?.();
+      })
+      .catch((err: unknown) => {
+        // Only a `send` that threw gets here: nothing left to tell the client.
+        this.logger.error({ method, err: errorMessage(err) }, "could not send the reply");
       });
   }
 
@@ -408,6 +414,8 @@ export class SidecarServer {
       return { outputs, fatal: { callId: err.callId, message: err.message } };
     } finally {
       this.turns.delete(turn.id);
+      // Requests never answered (the call timed out or was aborted) wait for nothing now.
+      for (const id of turn.requests) this.pending.delete(id);
     }
   }
 
@@ -417,7 +425,9 @@ export class SidecarServer {
     if (!forward) return;
     const id = `s${++this.requestCount}`;
     const { callId } = event;
+    turn.requests.add(id);
     this.pending.set(id, (reply) => {
+      turn.requests.delete(id);
       if (!forward.answer(turn.runtime, callId, reply))
         this.logger.debug({ callId, method: forward.method }, "reply for a call no longer waiting");
     });
