@@ -214,4 +214,15 @@ export {
 } from "./handlers/mcp_resources/index.js";
 
 // serving a router's tools over MCP
-export { createMcpServer, McpToolService, type McpToolServiceOptions } from "./server/index.js";
+export {
+  createMcpServer,
+  JsonRpcError,
+  JsonRpcErrorCode,
+  McpToolService,
+  SidecarServer,
+  type McpServerOptions,
+  type McpToolServiceOptions,
+  type SidecarInitializeParams,
+  type SidecarOptions,
+  type SidecarSession,
+} from "./server/index.js";

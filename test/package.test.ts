@@ -1,10 +1,15 @@
+import { execFile } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
+import { cp, mkdir, mkdtemp, readdir, rm, stat, symlink } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const pkg = JSON.parse(readFileSync(`${root}package.json`, "utf8")) as {
-  exports: Record<string, string | { types: string; import: string }>;
+  exports: Record<string, string | { types: string; import: string; default: string }>;
   bin: Record<string, string>;
 };
 
@@ -13,7 +18,9 @@ const sourceOf = (distPath: string): string => distPath.replace(/^\.\/dist\//, "
 
 describe("package surface", () => {
   it("every export and the bin point at a module the build emits", () => {
-    const targets = Object.values(pkg.exports).flatMap((t) => (typeof t === "string" ? [] : [t.types, t.import]));
+    const targets = Object.values(pkg.exports).flatMap((t) =>
+      typeof t === "string" ? [] : [t.types, t.import, t.default],
+    );
     targets.push(...Object.values(pkg.bin).map((b) => `./${b}`));
     for (const target of targets) expect(existsSync(`${root}${sourceOf(target)}`), target).toBe(true);
   });
@@ -47,4 +54,50 @@ describe("package surface", () => {
       expect(Object.keys(root), contract).toContain(contract);
     }
   });
+
+  // Node 20.19+ loads ES modules with require() (no top-level await in our graph); the
+  // `default` condition lets it resolve. Installed by name in a temp project: the build in
+  // dist/ when it is newer than every source (CI builds first), else a build made here.
+  it.skipIf(!(process.features as { require_module?: boolean }).require_module)(
+    "require('toolcall-runtime') works from CommonJS, subpaths too",
+    async () => {
+      const project = await mkdtemp(path.join(os.tmpdir(), "toolcall-require-"));
+      try {
+        const installed = path.join(project, "node_modules", "toolcall-runtime");
+        await mkdir(installed, { recursive: true });
+        if (await builtDistIsFresh()) {
+          await symlink(path.join(root, "dist"), path.join(installed, "dist"));
+        } else {
+          const tsc = path.join(root, "node_modules/typescript/bin/tsc");
+          const config = path.join(root, "tsconfig.build.json");
+          await promisify(execFile)(process.execPath, [tsc, "-p", config, "--outDir", path.join(installed, "dist")]);
+        }
+        await cp(path.join(root, "package.json"), path.join(installed, "package.json"));
+        // Its dependencies, as an install would provide them.
+        await symlink(path.join(root, "node_modules"), path.join(installed, "node_modules"));
+        const script = [
+          "const t = require('toolcall-runtime');",
+          "const shell = require('toolcall-runtime/shell');",
+          "console.log(typeof t.createToolRouter, typeof t.ToolCallRuntime, typeof t.SidecarServer, typeof shell.shellToolFactory);",
+        ].join("\n");
+        const { stdout } = await promisify(execFile)(process.execPath, ["-e", script], { cwd: project });
+        expect(stdout.trim()).toBe("function function function function");
+      } finally {
+        await rm(project, { recursive: true, force: true });
+      }
+    },
+    120_000,
+  );
 });
+
+/** dist/index.js exists and no file under src/ changed after it was built. */
+async function builtDistIsFresh(): Promise<boolean> {
+  const built = await stat(path.join(root, "dist/index.js")).catch(() => undefined);
+  if (!built) return false;
+  for (const entry of await readdir(path.join(root, "src"), { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const { mtimeMs } = await stat(path.join(entry.parentPath, entry.name));
+    if (mtimeMs > built.mtimeMs) return false;
+  }
+  return true;
+}

@@ -8,7 +8,9 @@ import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
-const hasBwrap = (process.env["PATH"] ?? "").split(":").some((dir) => dir !== "" && existsSync(join(dir, "bwrap")));
+const onPath = (name: string): boolean =>
+  (process.env["PATH"] ?? "").split(":").some((dir) => dir !== "" && existsSync(join(dir, name)));
+const hasBwrap = onPath("bwrap");
 
 /** The README's runnable examples: ```ts blocks whose first line is `// example: NAME`. */
 async function readmeExamples(): Promise<Map<string, string>> {
@@ -16,6 +18,14 @@ async function readmeExamples(): Promise<Map<string, string>> {
   const examples = new Map<string, string>();
   for (const m of readme.matchAll(/```ts\n\/\/ example: (\S+)\n([\s\S]*?)```/g)) examples.set(m[1]!, m[2]!);
   return examples;
+}
+
+/** The ```python block whose first line is `# example: NAME`. */
+async function pythonExample(name: string): Promise<string> {
+  const readme = await readFile(join(root, "README.md"), "utf8");
+  const found = [...readme.matchAll(/```python\n# example: (\S+)\n([\s\S]*?)```/g)].find((m) => m[1] === name);
+  if (!found) throw new Error(`no python example ${name}`);
+  return found[2]!;
 }
 
 async function runExample(code: string): Promise<string> {
@@ -159,6 +169,44 @@ describe("README examples", () => {
     const out = await runExample((await readmeExamples()).get("middleware")!);
     expect(out).toBe("OPENAI_API_KEY=[redacted]\nDEBUG=1\n");
   });
+
+  // CI installs python3 (.ci/run): there the example must run, not skip.
+  it.skipIf(!onPath("python3") && process.env["CI"] !== "true")(
+    "the Python sidecar client runs two turns, answers an approval and cancels a call",
+    async () => {
+      // `npx toolcall` is this checkout's CLI, run from source.
+      const cli = [
+        process.execPath,
+        "--import",
+        join(root, "node_modules/tsx/dist/loader.mjs"),
+        join(root, "src/cli/main.ts"),
+      ];
+      const code = (await pythonExample("sidecar")).replace(
+        '["npx", "toolcall",',
+        `${JSON.stringify(cli).slice(0, -1)},`,
+      );
+      expect(code).toContain(join(root, "src/cli/main.ts"));
+      const dir = await mkdtemp(join(tmpdir(), "readme-sidecar-"));
+      try {
+        await writeFile(join(dir, "client.py"), code);
+        const { stdout } = await promisify(execFile)("python3", ["client.py"], { cwd: dir });
+        expect(stdout.split("\n")).toEqual([
+          "approve? touch notes.txt",
+          "output for c1",
+          "output for c2",
+          "['Exit code: 0', 'Exit code: 0']",
+          "output for c3",
+          "{'cancelled': True}",
+          "aborted by user",
+          "exit 0",
+          "",
+        ]);
+        expect(existsSync(join(dir, "notes.txt"))).toBe(true);
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    },
+  );
 
   it("the embedding example runs and prints what its comments say", async () => {
     const code = (await readmeExamples()).get("embed");

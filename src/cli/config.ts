@@ -200,9 +200,8 @@ function parseHooks(value: unknown, file: string): HookConfig {
  * keys) and `hooks` take the same shapes in both, so a `.claude/settings.json` hook block
  * pastes in unchanged.
  */
-export function parseCliConfig(doc: unknown, file: string): Omit<CliConfig, "mcpServers"> {
+export function parseCliConfig(doc: unknown, file: string, json = isJsonFile(file)): Omit<CliConfig, "mcpServers"> {
   if (!isTable(doc)) throw new ConfigError(`${file}: expected a table at the top level, got ${typeName(doc)}`);
-  const json = isJsonFile(file);
   const known = [
     "tools",
     "runtime",
@@ -287,6 +286,21 @@ const CODEX_TOP_LEVEL_KEYS = [
 
 /** Top-level keys of Claude Desktop's `claude_desktop_config.json` besides `mcpServers`. */
 const CLAUDE_TOP_LEVEL_KEYS = ["globalShortcut", "preferences"];
+
+/**
+ * A config given as an object in the JSON form (the sidecar's `initialize.config`): errors
+ * name it `initialize.config`, and relative paths resolve against `dir`.
+ */
+export function configFromDocument(doc: Record<string, unknown>, dir: string): CliConfig {
+  const file = path.join(dir, "initialize.config");
+  const config = parseCliConfig(doc, file, true);
+  try {
+    return { ...config, mcpServers: parseMcpConfigJson(JSON.stringify(doc), file) };
+  } catch (err) {
+    if (err instanceof McpConfigError) throw new ConfigError(err.message);
+    throw err;
+  }
+}
 
 /**
  * Loads `--config FILE` (TOML, or JSON when it ends in `.json`), else `toolcall.toml` in

@@ -8,7 +8,7 @@ import { createToolRouter } from "../toolset.js";
 import { ToolCallRuntime, type ToolCallOutcome } from "../runtime/index.js";
 import { createTurnContext, type ToolEvent } from "../turn/index.js";
 import { PermissionEngine } from "../policy/index.js";
-import { EXIT_ABORTED, interruptible, onInterrupt, stderrLogger } from "./session.js";
+import { exitCodeFor, interruptible, onInterrupt, stderrLogger } from "./session.js";
 import { LiveStatus } from "./status.js";
 import { bwrapInstalled, describeSandbox, openEnvironment, type SandboxFlags } from "./sandbox.js";
 import { now } from "../util/index.js";
@@ -149,7 +149,9 @@ export async function runDemo(opts: { logLevel?: string | undefined } & SandboxF
   let environment: ExecEnvironment | undefined;
   // Ctrl-C aborts the turn (outputs and summary still shown) and still removes the workspace.
   const interrupt = new AbortController();
-  const stopHandlingSignals = onInterrupt(() => {
+  let interrupted: NodeJS.Signals = "SIGINT";
+  const stopHandlingSignals = onInterrupt((signal) => {
+    interrupted = signal;
     interrupt.abort();
   });
   try {
@@ -237,7 +239,7 @@ export async function runDemo(opts: { logLevel?: string | undefined } & SandboxF
         "",
       ].join("\n"),
     );
-    if (interrupt.signal.aborted) return EXIT_ABORTED;
+    if (interrupt.signal.aborted) return exitCodeFor(interrupted);
     return overlaps.length === 0 && failed === 0 ? 0 : 1;
   } finally {
     await environment?.close?.();

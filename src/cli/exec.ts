@@ -10,7 +10,7 @@ import { errorMessage, isRecord } from "../util/index.js";
 import { ConfigError } from "./config.js";
 import { sandboxWarning } from "./sandbox.js";
 import {
-  EXIT_ABORTED,
+  exitCodeFor,
   EXIT_FATAL,
   EXIT_OK,
   onInterrupt,
@@ -79,9 +79,9 @@ export async function runExec(opts: ExecOptions): Promise<number> {
   const runtime = new ToolCallRuntime(router, turn, max !== undefined ? { maxConcurrency: max } : {});
 
   const lines = createInterface({ input, crlfDelay: Infinity });
-  let interrupted = false;
+  let interrupted: NodeJS.Signals | undefined;
   const stopHandlingSignals = onInterrupt((signal) => {
-    interrupted = true;
+    interrupted = signal;
     say(`${signal}: aborting the turn`);
     runtime.abort("aborted by user");
     lines.close();
@@ -94,15 +94,17 @@ export async function runExec(opts: ExecOptions): Promise<number> {
     try {
       for await (const line of lines) {
         lineNo++;
-        if (line.trim() === "") continue;
-        handleLine(line, lineNo);
+        // A UTF-8 BOM (Windows editors, PowerShell's Out-File) is not part of the first item.
+        const text = lineNo === 1 && line.charCodeAt(0) === 0xfeff ? line.slice(1) : line;
+        if (text.trim() === "") continue;
+        handleLine(text, lineNo);
       }
     } catch (err) {
       say(`cannot read input: ${errorMessage(err)}`);
     }
 
     let outputs: ResponseInputItem[];
-    let exitCode = interrupted ? EXIT_ABORTED : EXIT_OK;
+    let exitCode = interrupted ? exitCodeFor(interrupted) : EXIT_OK;
     try {
       outputs = await runtime.drain();
     } catch (err) {

@@ -2,56 +2,135 @@
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { ConfigError } from "./config.js";
 import { runExec } from "./exec.js";
-import { EXIT_ABORTED, EXIT_FATAL, EXIT_USAGE, InterruptedError } from "./session.js";
+import { exitCodeFor, EXIT_FATAL, EXIT_USAGE, InterruptedError } from "./session.js";
 import { runDemo } from "./demo.js";
+import { runServe } from "./serve.js";
 import { runServeMcp } from "./serveMcp.js";
 import { runTools } from "./tools.js";
 import { runMcpAuth } from "./mcpLogin.js";
 import { parseSandboxFlag } from "./sandbox.js";
 import { errorMessage, PACKAGE_VERSION } from "../util/index.js";
 
-// The same relative place from src/cli and dist/cli.
+const COMMON_OPTIONS = `common options:
+  --config FILE      toolcall.toml, or a .json file (default: ./toolcall.toml when present)
+  --cwd DIR          working directory of the turn (default: the current directory)
+  --log-level LEVEL  pino level for logs on stderr (default: error; env TOOLCALL_LOG)
+  --permissions MODE default | accept_edits | read_only | bypass (overrides [permissions] mode)`;
+
+const SANDBOX_OPTIONS = `sandbox options:
+  --sandbox MODE     read-only | workspace-write | danger-full-access (overrides the config's
+                     mode; default workspace-write: commands may write the working directory,
+                     the temp directory and writable_roots, and have no network). The sandboxed
+                     modes need bubblewrap (bwrap); without it their commands are refused.
+  --network          let sandboxed commands use the network (sets network_access; with
+                     --docker-image: the engine's default network instead of none)`;
+
+const CONTAINER_OPTIONS = `container options:
+  --docker-image IMAGE
+                     run every command in a container of IMAGE (one per session, the working
+                     directory bound at the same path, no network unless --network, removed
+                     when the command ends); over [docker] image. Not with --sandbox`;
+
+const EXIT_CODES = `exit codes: 0 ok (tools may have failed), 1 fatal tool error, 2 bad usage or config,
+130 interrupted (SIGINT), 143 terminated (SIGTERM)`;
+
+/** `toolcall help COMMAND` and `toolcall COMMAND --help`. */
+const HELP: Record<string, string> = {
+  exec: `usage: toolcall exec [FILE] [options]
+
+Runs model output items (Responses API JSON, one per line) from FILE or stdin; each call
+starts as its line arrives. At the end of input writes one output item per call to stdout as
+JSONL, in call order. Nobody answers approvals here: a call that needs one is rejected.
+
+  --events FILE      write every tool event to FILE as JSONL
+
+${COMMON_OPTIONS}
+
+${SANDBOX_OPTIONS}
+
+${CONTAINER_OPTIONS}
+
+${EXIT_CODES}`,
+  serve: `usage: toolcall serve --stdio [options]
+
+The JSON-RPC 2.0 sidecar for agents in any language: one message per line on stdin/stdout,
+one session for many turns (MCP servers start once). Methods: initialize, turn/start,
+turn/submit, turn/drain, turn/abort, call/cancel, shutdown; the server sends turn/output and
+event notifications, approval/request and dynamic/call requests. See the README.
+
+  --stdio            speak on stdin/stdout (required: the only transport)
+
+${COMMON_OPTIONS}
+
+${SANDBOX_OPTIONS}
+
+${CONTAINER_OPTIONS}
+
+exit codes: 0 after shutdown or end of input, 2 bad usage, 130/143 on SIGINT/SIGTERM`,
+  "serve-mcp": `usage: toolcall serve-mcp [--http PORT] [--plugin FILE]... [options]
+
+Serves the configured tools (built-ins, plugins, proxied MCP servers) as an MCP server over
+stdio, or over Streamable HTTP at http://127.0.0.1:PORT/mcp. Approvals go to the client by
+elicitation when it supports it.
+
+  --http PORT        serve Streamable HTTP on 127.0.0.1:PORT (0 picks a free port)
+  --plugin FILE      an ESM module whose default export (or \`register\`) is a tool factory
+                     (params, ctx) => [{ spec, handler, supportsParallel }]; repeatable
+  --token TOKEN      HTTP: the bearer token clients must send (else TOOLCALL_MCP_TOKEN, else a
+                     random one printed to stderr)
+  --max-sessions N   HTTP: sessions at once (default 64)
+  --session-idle-ms MS
+                     HTTP: a session idle this long is closed (default 600000)
+
+${COMMON_OPTIONS}
+
+${SANDBOX_OPTIONS}
+
+${CONTAINER_OPTIONS}`,
+  tools: `usage: toolcall tools [--format responses|chat|mcp] [options]
+
+Prints the tool list as the Responses API, Chat Completions or MCP expect it.
+
+${COMMON_OPTIONS}`,
+  mcp: `usage: toolcall mcp login|logout NAME [options]
+
+  login NAME    authorize the MCP server NAME (OAuth: prints the URL to open, waits for the
+                browser on a loopback redirect, keeps the tokens in $TOOLCALL_HOME, default
+                ~/.toolcall, mode 0600)
+  logout NAME   forget NAME's stored tokens
+
+${COMMON_OPTIONS}`,
+  demo: `usage: toolcall demo [options]
+
+Runs the offline demo turn (npm start): a recorded model response, its calls run in parallel
+where safe, a live status table. Default sandbox: workspace-write when bwrap is installed,
+else full access.
+
+${COMMON_OPTIONS}
+
+${SANDBOX_OPTIONS}`,
+};
 
 const USAGE = `usage: toolcall <command> [options]
 
 commands:
   exec [FILE]   run model output items (Responses API JSON, one per line) from FILE or stdin;
                 write one output item per call to stdout as JSONL, in call order
+  serve --stdio the JSON-RPC sidecar: many turns in one session, for agents in any language
   serve-mcp     serve the configured tools as an MCP server (stdio, or --http PORT)
   tools         print the tool list (--format responses|chat|mcp, default responses)
   demo          run the offline demo turn
-  mcp login NAME   authorize the MCP server NAME (OAuth: prints the URL to open, waits for
-                   the browser on a loopback redirect, keeps the tokens in $TOOLCALL_HOME,
-                   default ~/.toolcall, mode 0600)
-  mcp logout NAME  forget NAME's stored tokens
+  mcp login|logout NAME
+                authorize the MCP server NAME by OAuth, or forget its tokens
+  help COMMAND  what a command does and its options (also: toolcall COMMAND --help)
 
-common options:
-  --config FILE      toolcall.toml, or a .json file (default: ./toolcall.toml when present)
-  --cwd DIR          working directory of the turn (default: the current directory)
-  --log-level LEVEL  pino level for logs on stderr (default: error; env TOOLCALL_LOG)
-  --permissions MODE default | accept_edits | read_only | bypass (overrides [permissions] mode);
-                     nobody answers approvals here: a call that needs one is rejected
+  --version     print the version
 
-sandbox options (exec, serve-mcp, demo):
-  --sandbox MODE     read-only | workspace-write | danger-full-access (overrides the config's
-                     mode; default workspace-write: commands may write the working directory,
-                     the temp directory and writable_roots, and have no network). The sandboxed
-                     modes need bubblewrap (bwrap); without it their commands are refused.
-                     demo default: workspace-write when bwrap is installed, else full access
-  --network          let sandboxed commands use the network (sets network_access; with
-                     --docker-image: the engine's default network instead of none)
+${COMMON_OPTIONS}
 
-container options (exec, serve-mcp):
-  --docker-image IMAGE
-                     run every command in a container of IMAGE (one per session, the working
-                     directory bound at the same path, no network unless --network, removed
-                     when the command ends); over [docker] image. Not with --sandbox
+${SANDBOX_OPTIONS.replace("sandbox options:", "sandbox options (exec, serve, serve-mcp, demo):")}
 
-exec options:
-  --events FILE      write every tool event to FILE as JSONL
-
-serve-mcp options:
-  --http PORT        serve Streamable HTTP on 127.0.0.1:PORT (0 picks a free port)
+${CONTAINER_OPTIONS.replace("container options:", "container options (exec, serve, serve-mcp):")}
 
 config file (toml; snake_case keys in .json too):
   [tools] [runtime] [permissions] [hooks] [mcp_servers.NAME]
@@ -66,8 +145,7 @@ config file (toml; snake_case keys in .json too):
                      include_only (name globs), set = { NAME = "value" }; by default names
                      matching *KEY*, *SECRET*, *TOKEN* are not passed to commands
 
-exit codes: 0 ok (tools may have failed), 1 fatal tool error, 2 bad usage or config,
-130 interrupted`;
+${EXIT_CODES}`;
 
 const common = {
   config: { type: "string" },
@@ -151,12 +229,27 @@ const commands: Record<string, Command> = {
       eventsFile: values.events,
     });
   },
+  serve: async (args) => {
+    const { values } = parse(args, { ...environmentOptions, stdio: { type: "boolean" } });
+    return runServe({ ...commonOpts(values), ...environmentFlags(values), stdio: values.stdio === true });
+  },
   "serve-mcp": async (args) => {
-    const { values } = parse(args, { ...environmentOptions, http: { type: "string" } });
+    const { values } = parse(args, {
+      ...environmentOptions,
+      http: { type: "string" },
+      plugin: { type: "string", multiple: true },
+      token: { type: "string" },
+      "max-sessions": { type: "string" },
+      "session-idle-ms": { type: "string" },
+    });
     return runServeMcp({
       ...commonOpts(values),
       ...environmentFlags(values),
       http: values.http,
+      plugins: values.plugin,
+      token: values.token,
+      maxSessions: values["max-sessions"],
+      sessionIdleMs: values["session-idle-ms"],
       version: PACKAGE_VERSION,
     });
   },
@@ -180,17 +273,31 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`${USAGE}\n`);
     return EXIT_USAGE;
   }
-  if (name === "help" || name === "--help" || name === "-h") {
-    process.stdout.write(`${USAGE}\n`);
+  if (name === "--version" || name === "-V" || name === "version") {
+    process.stdout.write(`toolcall ${PACKAGE_VERSION}\n`);
     return 0;
   }
-  const command = commands[name];
+  if (name === "help" || name === "--help" || name === "-h") {
+    const topic = name === "help" ? rest[0] : undefined;
+    if (topic === undefined) {
+      process.stdout.write(`${USAGE}\n`);
+      return 0;
+    }
+    const help = HELP[topic];
+    if (help === undefined) {
+      process.stderr.write(`toolcall help: unknown command: ${topic} (commands: ${Object.keys(HELP).join(", ")})\n`);
+      return EXIT_USAGE;
+    }
+    process.stdout.write(`${help}\n`);
+    return 0;
+  }
+  const command = Object.hasOwn(commands, name) ? commands[name] : undefined;
   if (!command) {
     process.stderr.write(`toolcall: unknown command: ${name}\n\n${USAGE}\n`);
     return EXIT_USAGE;
   }
   if (rest.includes("--help") || rest.includes("-h")) {
-    process.stdout.write(`${USAGE}\n`);
+    process.stdout.write(`${HELP[name] ?? USAGE}\n`);
     return 0;
   }
   try {
@@ -198,7 +305,7 @@ async function main(argv: string[]): Promise<number> {
   } catch (err) {
     if (err instanceof InterruptedError) {
       process.stderr.write(`toolcall ${name}: ${err.message}\n`);
-      return EXIT_ABORTED;
+      return exitCodeFor(err.signal);
     }
     // parseArgs throws TypeErrors with a code for unknown options and missing values.
     const usage =

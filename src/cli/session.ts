@@ -1,3 +1,4 @@
+import os from "node:os";
 import path from "node:path";
 import { stat } from "node:fs/promises";
 import { pino, type Logger } from "pino";
@@ -5,10 +6,12 @@ import { McpConnectionManager } from "../mcp/index.js";
 import type { ToolRouter } from "../router/index.js";
 import { createToolRouter } from "../toolset.js";
 import { createTurnContext, type TurnContext, type ToolEvent } from "../turn/index.js";
-import { ConfigError, loadCliConfig, type CliConfig } from "./config.js";
+import { ConfigError, configFromDocument, loadCliConfig, type CliConfig } from "./config.js";
 import { PermissionEngine, type PermissionMode, type PermissionPolicy } from "../policy/index.js";
 import type { ExecEnvironment } from "../protocol/index.js";
+import type { DynamicToolSpec } from "../registry/index.js";
 import { errorMessage } from "../util/index.js";
+import { loadPlugins } from "./plugins.js";
 import { sessionEnvironment, type SandboxFlags } from "./sandbox.js";
 
 export const EXIT_OK = 0;
@@ -16,9 +19,14 @@ export const EXIT_FATAL = 1;
 export const EXIT_USAGE = 2;
 export const EXIT_ABORTED = 130;
 
-/** SIGINT or SIGTERM stopped the command before it finished; `toolcall` exits with 130. */
+/** The shell's convention: 128 + the signal's number (SIGINT 130, SIGTERM 143). */
+export function exitCodeFor(signal: NodeJS.Signals): number {
+  return 128 + (os.constants.signals[signal] ?? 2);
+}
+
+/** SIGINT or SIGTERM stopped the command before it finished; `toolcall` exits with 130 or 143. */
 export class InterruptedError extends Error {
-  constructor(signal: NodeJS.Signals) {
+  constructor(readonly signal: NodeJS.Signals) {
     super(`${signal}: interrupted`);
     this.name = "InterruptedError";
   }
@@ -34,7 +42,7 @@ export class InterruptedError extends Error {
 export function onInterrupt(onSignal: (signal: NodeJS.Signals) => void): () => void {
   let seen = false;
   const handler = (signal: NodeJS.Signals): void => {
-    if (seen) process.exit(EXIT_ABORTED);
+    if (seen) process.exit(exitCodeFor(signal));
     seen = true;
     onSignal(signal);
   };
@@ -116,15 +124,19 @@ const MODES: readonly string[] = ["default", "accept_edits", "read_only", "bypas
 function permissionEngine(
   config: CliConfig,
   mode: string | undefined,
-  approve: PermissionPolicy["approve"],
+  approve: PermissionPolicy["approve"] | "events",
 ): PermissionEngine | undefined {
   if (mode !== undefined && !MODES.includes(mode)) {
     throw new ConfigError(`--permissions: expected one of ${MODES.join(", ")}, got ${JSON.stringify(mode)}`);
   }
   if (config.permissions === undefined && mode === undefined) return undefined;
-  const policy: PermissionPolicy = approve
-    ? { ...config.permissions, approve }
-    : { ...config.permissions, nonInteractive: true };
+  // "events": the turn's `approval_request` events are answered (the sidecar asks its client).
+  const policy: PermissionPolicy =
+    approve === "events"
+      ? { ...config.permissions }
+      : approve
+        ? { ...config.permissions, approve }
+        : { ...config.permissions, nonInteractive: true };
   if (mode !== undefined) policy.mode = mode as PermissionMode;
   try {
     return new PermissionEngine(policy);
@@ -175,13 +187,26 @@ export async function openSession(
   opts: CommonOptions & {
     onEvent?: (event: ToolEvent) => void;
     logger?: Logger;
-    /** Who answers approvals, when the command has someone to ask. */
-    approve?: PermissionPolicy["approve"];
+    /**
+     * Who answers approvals, when the command has someone to ask: a function, or "events"
+     * (`approval_request` events, answered through the runtime).
+     */
+    approve?: PermissionPolicy["approve"] | "events";
+    /** The config itself (the JSON form) instead of a file. */
+    configDoc?: Record<string, unknown>;
+    /** Tools the command's client answers. */
+    dynamicTools?: DynamicToolSpec[];
+    /** `--plugin FILE`s: modules exporting a tool factory. */
+    plugins?: readonly string[] | undefined;
   },
 ): Promise<CliSession> {
   const logger = opts.logger ?? stderrLogger(opts.logLevel);
   const cwd = await resolveCwd(opts.cwd);
-  const config = await loadCliConfig({ configPath: opts.configPath, dir: cwd, logger });
+  // Before anything starts: a plugin that cannot load is a usage error with nothing to stop.
+  const plugins = opts.plugins?.length ? await loadPlugins(opts.plugins) : undefined;
+  const config = opts.configDoc
+    ? configFromDocument(opts.configDoc, cwd)
+    : await loadCliConfig({ configPath: opts.configPath, dir: cwd, logger });
   // Before any MCP server starts: a bad policy must not leave one running.
   const permissions = permissionEngine(config, opts.permissions, opts.approve);
   // One environment for the session: every turn's commands share its roots and variables.
@@ -204,14 +229,17 @@ export async function openSession(
     });
     for (const f of failed) process.stderr.write(`toolcall: MCP server '${f.server}' failed to start: ${f.error}\n`);
   }
-  const router = await createToolRouter(config.tools, { logger, ...(mcp ? { mcp } : {}) }).catch(
-    async (err: unknown) => {
-      await mcp?.close();
-      await environment.close?.();
-      // The built-ins check their own config slice: what they refuse is a config problem (exit 2).
-      throw err instanceof TypeError ? new ConfigError(`${config.file ?? "config"}: ${err.message}`) : err;
-    },
-  );
+  const router = await createToolRouter(config.tools, {
+    logger,
+    ...(mcp ? { mcp } : {}),
+    ...(opts.dynamicTools && { dynamicTools: opts.dynamicTools }),
+    ...plugins,
+  }).catch(async (err: unknown) => {
+    await mcp?.close();
+    await environment.close?.();
+    // The built-ins check their own config slice: what they refuse is a config problem (exit 2).
+    throw err instanceof TypeError ? new ConfigError(`${config.file ?? "config"}: ${err.message}`) : err;
+  });
   const turn = createTurnContext({
     cwd,
     logger,

@@ -15,6 +15,19 @@ interface Row {
 
 const secs = (ms: number): string => `${(ms / 1000).toFixed(2)}s`;
 
+const LABEL_WIDTH = 44;
+const MIN_LABEL_WIDTH = 8;
+/** A TTY stream that does not say its width. */
+const DEFAULT_COLUMNS = 80;
+
+const graphemes = new Intl.Segmenter();
+
+/** At most `width` characters (graphemes), the cut marked with an ellipsis; control characters become spaces. */
+function clip(text: string, width: number): string {
+  const chars = Array.from(graphemes.segment(text), (s) => (s.segment < " " || s.segment === "\x7f" ? " " : s.segment));
+  return chars.length <= width ? chars.join("") : `${chars.slice(0, Math.max(0, width - 1)).join("")}…`;
+}
+
 /**
  * Per-call status of a running turn: redrawn in place on a TTY, one plain line per state
  * change otherwise. "waiting for lock" follows the runtime's FIFO-fair rule: a call waits
@@ -89,6 +102,7 @@ export class LiveStatus {
     return `[+${secs(now() - this.start)}]`;
   }
 
+  /** One row; on a TTY cut to the terminal's width, so no row wraps and redraws stay in place. */
   private line(row: Row): string {
     const t = now();
     let times = "";
@@ -100,7 +114,19 @@ export class LiveStatus {
       times = `for ${secs(t - row.submittedAt)}`;
     }
     const kind = row.exclusive ? "exclusive" : "shared";
-    return `${row.label.padEnd(44)} ${kind.padEnd(9)} ${row.state.padEnd(16)} ${times}`;
+    const rest = ` ${kind.padEnd(9)} ${row.state.padEnd(16)} ${times}`;
+    const width = this.width();
+    if (width === undefined) return `${row.label.padEnd(LABEL_WIDTH)}${rest}`;
+    // The label gives way first, then the end of the row.
+    const labelWidth = Math.max(MIN_LABEL_WIDTH, Math.min(LABEL_WIDTH, width - rest.length));
+    return clip(`${clip(row.label, labelWidth).padEnd(labelWidth)}${rest}`, width);
+  }
+
+  /** Columns a row may use on a TTY (one less than the terminal's: some wrap at the last column). */
+  private width(): number | undefined {
+    if (!this.tty) return undefined;
+    const columns = (this.out as { columns?: unknown }).columns;
+    return typeof columns === "number" && columns > 1 ? columns - 1 : DEFAULT_COLUMNS - 1;
   }
 
   private draw(): void {

@@ -25,6 +25,7 @@ import { CallRecord, type CallOwner, type ToolCallOutcome } from "./callRecord.j
 import { FatalToolCallError } from "./errors.js";
 import { GRANTED, SharedExclusiveLock } from "./lock.js";
 import { RunningCalls } from "./runningCalls.js";
+import { CallTracing } from "./tracing.js";
 
 export type { ToolCallOutcome };
 
@@ -38,6 +39,11 @@ export interface ToolCallRuntimeOptions<Ctx> {
   /** Aborting it aborts the runtime. */
   signal?: AbortSignal;
   context?: Ctx;
+  /**
+   * Hears each accepted call's outcome as it settles (finishing order, not call order), for
+   * streaming outputs before `drain`. Called synchronously; what it throws is logged.
+   */
+  onOutcome?: (outcome: ToolCallOutcome) => void;
 }
 
 /**
@@ -76,6 +82,7 @@ export class ToolCallRuntime<Ctx = unknown> {
   private abortReason: string | undefined;
   private fatal: { callId: string; message: string; reported: boolean } | undefined;
   private readonly deadlines: CallDeadlines<Ctx>;
+  private readonly onOutcome: ((outcome: ToolCallOutcome) => void) | undefined;
   /** What a call reports to its runtime: its dispatch's result, or a person's "abort". */
   private readonly callOwner: CallOwner<Ctx> = {
     abortTurnFrom: (record, text) => {
@@ -96,11 +103,30 @@ export class ToolCallRuntime<Ctx = unknown> {
     },
   };
 
+  /** Spans per call, when an OpenTelemetry tracer provider is registered (checked here, once). */
+  private readonly tracing: CallTracing | undefined;
+  private readonly turn: TurnContext;
+
   constructor(
     private readonly router: ToolRouter<Ctx>,
-    private readonly turn: TurnContext,
+    turn: TurnContext,
     opts: ToolCallRuntimeOptions<Ctx> = {},
   ) {
+    this.tracing = CallTracing.create();
+    const tracing = this.tracing;
+    const listener = turn.onEvent;
+    // Approval decisions reach the spans through the events; with no listener there are none
+    // (and adding one would change who answers approvals).
+    this.turn =
+      tracing && listener
+        ? {
+            ...turn,
+            onEvent: (event) => {
+              tracing.observe(event);
+              listener(event);
+            },
+          }
+        : turn;
     const max = opts.maxConcurrency ?? 16;
     if (!Number.isInteger(max) || max < 1 || max > 256) {
       throw new RangeError(`maxConcurrency must be an integer in 1..256, got ${String(max)}`);
@@ -110,9 +136,10 @@ export class ToolCallRuntime<Ctx = unknown> {
       this.begin(record);
     });
     this.context = opts.context as Ctx;
+    this.onOutcome = opts.onOutcome;
     this.deadlines = new CallDeadlines<Ctx>(
       {
-        turn,
+        turn: this.turn,
         // A copy: expiring a call runs listeners, which may abort and so change the list.
         running: () => [...this.running],
         answer: (record, text) => {
@@ -184,6 +211,7 @@ export class ToolCallRuntime<Ctx = unknown> {
       this.context,
       this.callOwner,
     );
+    this.tracing?.begin(callId, toolName, built.payloadKind, true);
     this.track(record);
     const reason = messageOf(built.error);
     if (this.aborted) this.settleAborted(record);
@@ -252,6 +280,20 @@ export class ToolCallRuntime<Ctx = unknown> {
     for (const record of [...this.running]) this.abortCall(record, this.abortReason);
   }
 
+  /**
+   * Aborts one call, as `abort()` does every call: it is answered at once with its aborted
+   * output and its processes are killed; the turn goes on. False when no call with that id
+   * is still running or queued.
+   */
+  cancel(callId: string): boolean {
+    for (const record of this.running) {
+      if (record.callId !== callId || record.settled) continue;
+      this.abortCall(record, texts.abortedByUser);
+      return true;
+    }
+    return false;
+  }
+
   /** Delivers the embedder's answer to a waiting dynamic tool call; false if none is waiting. */
   respondToDynamicToolCall(callId: string, response: DynamicToolResponse): boolean {
     return dynamicCallBroker(this.turn).respond(callId, response);
@@ -300,6 +342,7 @@ export class ToolCallRuntime<Ctx = unknown> {
       this.callOwner,
     );
     if (this.aborted || callSignal?.aborted) {
+      this.tracing?.begin(call.callId, call.toolName, call.payload.kind, true);
       record.abortSignal(this.abortReason ?? (callSignal ? abortReason(callSignal) : texts.abortedByUser));
       this.settleAborted(record);
       return record;
@@ -314,6 +357,7 @@ export class ToolCallRuntime<Ctx = unknown> {
         "supportsParallel threw; running the call exclusively",
       );
     }
+    this.tracing?.begin(call.callId, call.toolName, call.payload.kind, record.exclusive);
     this.running.add(record);
     callSignal?.addEventListener(
       "abort",
@@ -439,11 +483,21 @@ export class ToolCallRuntime<Ctx = unknown> {
     const outcome = record.settle(item, success, aborted, timing, end);
     if (!outcome) return;
     if (record.awaitedByDrain && --this.unsettled === 0) this.answerDrain();
+    this.tracing?.end(outcome);
+    if (this.onOutcome) this.tellOutcome(this.onOutcome, outcome);
     const { callId, toolName } = outcome;
     this.turn.logger.debug({ callId, toolName, success, aborted, timing: outcome.timing }, "tool call finished");
     // The event object is built only when someone listens.
     if (this.turn.onEvent)
       emitEvent(this.turn, { type: "tool_call_end", callId, toolName, success, aborted, timing: outcome.timing });
+  }
+
+  private tellOutcome(listener: (outcome: ToolCallOutcome) => void, outcome: ToolCallOutcome): void {
+    try {
+      listener(outcome);
+    } catch (err) {
+      this.turn.logger.warn({ err: errorText(err), callId: outcome.callId }, "onOutcome listener threw");
+    }
   }
 
   /** Throws the turn's fatal error once, when the fatal call is among `outcomes`. */

@@ -1,2 +1,3 @@
 export * from "./mcpServer.js";
 export { type McpProxySource } from "./proxy.js";
+export * from "./sidecar.js";

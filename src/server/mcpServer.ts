@@ -2,7 +2,9 @@ import { randomUUID } from "node:crypto";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
   CallToolRequestSchema,
+  ErrorCode,
   ListToolsRequestSchema,
+  McpError,
   type CallToolResult,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
@@ -14,11 +16,12 @@ import {
   toMcpTools,
   type CustomToolCallItem,
   type FunctionCallItem,
+  type PermissionDecider,
 } from "../protocol/index.js";
-import type { ToolRouter } from "../router/index.js";
+import { ToolRouter } from "../router/index.js";
 import { forwardToProxiedServers, PROXY_CAPABILITIES, type McpProxySource } from "./proxy.js";
 import { FatalToolCallError, ToolCallRuntime } from "../runtime/index.js";
-import type { ToolEvent, TurnContext } from "../turn/index.js";
+import { createTurnContext, type ToolEvent, type TurnContext } from "../turn/index.js";
 import { errorMessage, PACKAGE_VERSION } from "../util/index.js";
 
 /** Asks the MCP client that made a call to approve it (elicitation); undefined: it cannot. */
@@ -143,7 +146,8 @@ export class McpToolService {
     } catch (err) {
       return failure(errorMessage(err));
     }
-    if (!call) return failure(`unsupported call: ${name}`);
+    // A protocol error, as the MCP specification says for an unknown tool (not an `isError` result).
+    if (!call || !router.toolFor(call)) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
     // A fatal error aborts the runtime it happened in; later requests get a fresh one.
     if (this.runtime.aborted) this.runtime = this.newRuntime();
     if (onProgress) this.progress.set(callId, onProgress);
@@ -182,13 +186,21 @@ export interface McpServerOptions {
   name?: string | undefined;
   /** Its version; default the package's. */
   version?: string | undefined;
+  /** Given a router: the turn its calls run in (cwd, permissions, environment...). */
+  turn?: Partial<TurnContext> | undefined;
+  /** Given a router: calls running at once (default: the runtime's). */
+  maxConcurrency?: number | undefined;
 }
 
 /**
- * An MCP SDK `Server` answering `tools/list` and `tools/call` from `service`; connect it to
- * any server transport (stdio, Streamable HTTP, in-memory).
+ * An MCP SDK `Server` answering `tools/list` and `tools/call` from a router's tools; connect
+ * it to any server transport (stdio, Streamable HTTP, in-memory). Given a router, the server
+ * gets its own `McpToolService` (one runtime, a turn from `opts.turn`; approvals asked of the
+ * client by elicitation when the turn's permission engine has no `approve` of its own).
+ * Given a service, servers share it: one lock for every HTTP session.
  */
-export function createMcpServer(service: McpToolService, opts: McpServerOptions = {}): Server {
+export function createMcpServer(source: ToolRouter | McpToolService, opts: McpServerOptions = {}): Server {
+  const service = source instanceof ToolRouter ? serviceFor(source, opts) : source;
   const info = { name: opts.name ?? "toolcall", version: opts.version ?? PACKAGE_VERSION };
   const { proxy } = service;
   const server = new Server(info, { capabilities: { tools: {}, ...(proxy && PROXY_CAPABILITIES) } });
@@ -218,6 +230,53 @@ export function createMcpServer(service: McpToolService, opts: McpServerOptions 
     return result;
   });
   return server;
+}
+
+function serviceFor(router: ToolRouter, opts: McpServerOptions): McpToolService {
+  const listener = opts.turn?.onEvent;
+  const permissions = opts.turn?.permissions;
+  const turn = createTurnContext({
+    ...opts.turn,
+    onEvent: (event) => {
+      listener?.(event);
+      service.onEvent(event);
+    },
+    // A policy with nobody to ask asks the client that made the call (else the no-approver rule).
+    ...(permissions &&
+      !permissions.approve &&
+      permissions.nonInteractive !== true && {
+        permissions: askingTheClient(permissions, (req, signal) => service.approve(req, signal)),
+      }),
+  });
+  const service: McpToolService = new McpToolService({ router, turn, maxConcurrency: opts.maxConcurrency });
+  return service;
+}
+
+/** `decider` with `approve` set: every decision stays its own. */
+function askingTheClient(
+  decider: PermissionDecider,
+  approve: NonNullable<PermissionDecider["approve"]>,
+): PermissionDecider {
+  return {
+    get mode() {
+      return decider.mode;
+    },
+    approve,
+    get approvalTimeoutMs() {
+      return decider.approvalTimeoutMs;
+    },
+    get riskField() {
+      return decider.riskField;
+    },
+    get askAtRisk() {
+      return decider.askAtRisk;
+    },
+    decide: (call, hook) => decider.decide(call, hook),
+    suggestRules: (call, fromHandler) => decider.suggestRules(call, fromHandler),
+    rememberSession: (rule) => {
+      decider.rememberSession(rule);
+    },
+  };
 }
 
 /** An approval request as an MCP elicitation (form mode): accept with a decision, else a denial. */

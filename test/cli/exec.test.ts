@@ -171,7 +171,7 @@ describe("toolcall exec (child process)", () => {
     });
   });
 
-  it("on SIGINT or SIGTERM while an MCP server is still starting, stops it and exits 130 (exec, tools, serve-mcp)", async () => {
+  it("on SIGINT or SIGTERM while an MCP server is still starting, stops it and exits 130 / 143 (exec, tools, serve-mcp)", async () => {
     await withTempDir(async (dir) => {
       const run = async (args: string[], signal: NodeJS.Signals): Promise<void> => {
         const marker = uniqueMarker();
@@ -185,7 +185,7 @@ describe("toolcall exec (child process)", () => {
         await waitFor(async () => (await processesWith(marker)).length > 0, `the server of ${args[0]} to start`);
         child.kill(signal);
         const result = await done;
-        expect(result.code, result.stderr).toBe(130);
+        expect(result.code, result.stderr).toBe(signal === "SIGTERM" ? 143 : 130);
         expect(result.stderr).toContain(`toolcall ${args[0]}: ${signal}: interrupted`);
         expect(result.stdout).toBe("");
         expect(await processesWith(marker)).toEqual([]);

@@ -70,4 +70,28 @@ describe("LiveStatus", () => {
     expect(last).toMatch(/c1 shell\s+shared\s+queued/);
     expect(last).toMatch(/c2 shell\s+shared\s+running/);
   });
+
+  it("TTY mode fits every row to a narrow terminal, so redraws never drift", () => {
+    const { out, text } = capture();
+    Object.assign(out, { columns: 40 });
+    const status = new LiveStatus(out, true);
+    status.add("c1", "c1 shell: cargo build --release --all-features --workspace", true);
+    status.add("c2", "c2 read_file src/very/long/path/to/a/module.rs", false);
+    status.onEvent({ type: "tool_call_begin", callId: "c1", toolName: "shell", payloadKind: "function" });
+    status.onEvent({ type: "tool_call_end", callId: "c1", toolName: "shell", success: true, aborted: false, timing });
+    status.note("approve? something\n");
+    status.stop();
+    const rows = text()
+      .split(/\x1b\[\d+A|\x1b\[0J/)
+      .flatMap((chunk) => chunk.split("\n"))
+      .map((row) => row.replaceAll("\x1b[2K", ""))
+      .filter((row) => row !== "");
+    expect(rows.length).toBeGreaterThan(4);
+    for (const row of rows) expect(row.length, row).toBeLessThanOrEqual(39); // ASCII and one …
+    const last = text()
+      .split(/\x1b\[\d+A/)
+      .at(-1) as string;
+    expect(last).toMatch(/^\x1b\[2Kc1 shel… exclusive done\s+wa…\n/);
+    expect(last).toMatch(/\x1b\[2Kc2 read… shared\s+waiting for lock fo…\n$/);
+  });
 });

@@ -291,3 +291,51 @@ describe("abort", () => {
     ]);
   });
 });
+
+describe("cancel one call and hear outcomes as they settle", () => {
+  it("cancel answers that call as aborted, stops its handler and lets later calls run", async () => {
+    const obs = new Observer();
+    const handler = new ControlledHandler(obs, { honourSignal: true });
+    const heard: string[] = [];
+    const { runtime } = makeRuntime([{ name: "t", handler, parallel: false }], {
+      onOutcome: (o) => heard.push(`${o.callId}:${o.aborted ? "aborted" : "done"}`),
+    });
+    runtime.submit(fc("a", "t"));
+    runtime.submit(fc("b", "t"));
+    runtime.submit(fc("c", "t"));
+    await waitFor(() => obs.started.has("a"), "a to start");
+
+    expect(runtime.cancel("b")).toBe(true); // queued: it never starts
+    expect(runtime.cancel("a")).toBe(true); // running: its handler sees the signal
+    expect(heard).toEqual(["b:aborted", "a:aborted"]);
+    expect(handler.invocations.get("a")!.signal.aborted).toBe(true);
+    expect(runtime.cancel("a")).toBe(false);
+    expect(runtime.cancel("nope")).toBe(false);
+
+    await waitFor(() => obs.started.has("c"), "c to start after a's handler settled");
+    handler.release("c");
+    const outcomes = await runtime.drainOutcomes();
+    expect(outcomes.map((o) => [o.callId, text(o.item)])).toEqual([
+      ["a", expect.stringMatching(/^aborted by user after/)],
+      ["b", expect.stringMatching(/^aborted by user after/)],
+      ["c", "done c"],
+    ]);
+    expect(obs.started.has("b")).toBe(false);
+    expect(heard).toEqual(["b:aborted", "a:aborted", "c:done"]);
+    expect(runtime.aborted).toBe(false);
+  });
+
+  it("an onOutcome listener that throws is logged and changes nothing", async () => {
+    const obs = new Observer();
+    const handler = new ControlledHandler(obs);
+    const { runtime } = makeRuntime([{ name: "t", handler, parallel: true }], {
+      onOutcome: () => {
+        throw new Error("listener bug");
+      },
+    });
+    runtime.submit(fc("a", "t"));
+    handler.release("a");
+    expect((await runtime.drainOutcomes()).map((o) => text(o.item))).toEqual(["done a"]);
+    expect(unhandled).toEqual([]);
+  });
+});

@@ -25,16 +25,25 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-/** A service whose policy asks through the client, and a real SDK client with or without elicitation. */
+/**
+ * A server whose policy asks through the client, and a real SDK client with or without
+ * elicitation. "service": the policy's `approve` is the service's (what serve-mcp does);
+ * "router": `createMcpServer(router)` with a policy that has no approver of its own.
+ */
 async function connect(
   answer: ((req: ElicitRequest) => { action: "accept" | "decline"; content?: object }) | undefined,
+  form: "service" | "router" = "service",
 ) {
   const router = await createToolRouter({ shell: "shell" });
-  let service!: McpToolService;
-  const permissions = new PermissionEngine({ approve: (req, signal) => service.approve(req, signal) });
-  service = new McpToolService({ router, turn: createTurnContext({ cwd: dir, permissions }) });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await createMcpServer(service).connect(serverSide);
+  if (form === "router") {
+    await createMcpServer(router, { turn: { cwd: dir, permissions: new PermissionEngine({}) } }).connect(serverSide);
+  } else {
+    let service!: McpToolService;
+    const permissions = new PermissionEngine({ approve: (req, signal) => service.approve(req, signal) });
+    service = new McpToolService({ router, turn: createTurnContext({ cwd: dir, permissions }) });
+    await createMcpServer(service).connect(serverSide);
+  }
   const client = new Client({ name: "test", version: "1.0.0" }, { capabilities: answer ? { elicitation: {} } : {} });
   const asked: string[] = [];
   if (answer) {
@@ -63,6 +72,31 @@ describe("serve-mcp approvals (DESIGN section 13: elicitation)", () => {
     expect(asked[0]).toMatch(/^Allow shell\? .+\ntouch yes\.txt$/);
     expect(existsSync(path.join(dir, "yes.txt"))).toBe(true);
     expect(existsSync(path.join(dir, "no.txt"))).toBe(false);
+    await client.close();
+  });
+
+  it("createMcpServer(router): approvals the policy cannot answer go to the client by elicitation", async () => {
+    const { client, asked } = await connect(
+      (req) =>
+        req.params.message.includes("r-yes.txt")
+          ? { action: "accept", content: { decision: "allow" } }
+          : { action: "accept", content: { decision: "deny" } },
+      "router",
+    );
+    expect((await client.callTool(touch("r-yes.txt"))).isError).toBe(false);
+    expect(text(await client.callTool(touch("r-no.txt")))).toBe("rejected by user");
+    expect(asked).toHaveLength(2);
+    expect(existsSync(path.join(dir, "r-yes.txt"))).toBe(true);
+    expect(existsSync(path.join(dir, "r-no.txt"))).toBe(false);
+    await client.close();
+  });
+
+  it("createMcpServer(router): a client without elicitation gets the no-approver answer", async () => {
+    const { client } = await connect(undefined, "router");
+    const result = await client.callTool(touch("r-never.txt"));
+    expect(result.isError).toBe(true);
+    expect(text(result)).toBe("rejected: this call needs approval and no approver is configured");
+    expect(existsSync(path.join(dir, "r-never.txt"))).toBe(false);
     await client.close();
   });
 

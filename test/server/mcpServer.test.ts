@@ -67,9 +67,11 @@ describe("createMcpServer (in-memory transport, SDK client)", () => {
     expect(read.isError).toBe(false);
     expect(text(read)).toBe("L1: hello");
 
-    const unknown = await client.callTool({ name: "nope", arguments: {} });
-    expect(unknown.isError).toBe(true);
-    expect(text(unknown)).toBe("unsupported call: nope");
+    // An unknown tool is a protocol error (MCP specification), not an isError result.
+    await expect(client.callTool({ name: "nope", arguments: {} })).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringContaining("Unknown tool: nope"),
+    });
 
     const progress: number[] = [];
     const slow = await client.callTool({ name: "mcp__fx__slow", arguments: { steps: 3, step_ms: 10 } }, undefined, {

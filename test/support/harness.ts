@@ -3,6 +3,7 @@ import {
   ToolCallRuntime,
   ToolRegistryBuilder,
   ToolRouter,
+  type ToolCallRuntimeOptions,
   type ToolEvent,
   type ToolHandler,
   type ToolInvocation,
@@ -154,12 +155,18 @@ export function makeRouter(tools: ToolDef[]): ToolRouter {
 
 export function makeRuntime(
   tools: ToolDef[],
-  opts: { turn?: Partial<TurnContext>; maxConcurrency?: number; signal?: AbortSignal } = {},
+  opts: {
+    turn?: Partial<TurnContext>;
+    maxConcurrency?: number;
+    signal?: AbortSignal;
+    onOutcome?: ToolCallRuntimeOptions<unknown>["onOutcome"];
+  } = {},
 ): { runtime: ToolCallRuntime; events: ToolEvent[]; turn: TurnContext; router: ToolRouter } {
   const events: ToolEvent[] = [];
   const turn = createTurnContext({ onEvent: (e) => events.push(e), ...opts.turn });
   const router = makeRouter(tools);
-  const runtimeOpts: { maxConcurrency?: number; signal?: AbortSignal } = {};
+  const runtimeOpts: ToolCallRuntimeOptions<unknown> = {};
+  if (opts.onOutcome) runtimeOpts.onOutcome = opts.onOutcome;
   if (opts.maxConcurrency !== undefined) runtimeOpts.maxConcurrency = opts.maxConcurrency;
   if (opts.signal) runtimeOpts.signal = opts.signal;
   return { runtime: new ToolCallRuntime(router, turn, runtimeOpts), events, turn, router };

@@ -1,0 +1,502 @@
+import type { Logger } from "pino";
+import {
+  outputCallId,
+  toResponsesTools,
+  type ApprovalDecision,
+  type ContentItem,
+  type ResponseInputItem,
+  type UnknownItem,
+} from "../protocol/index.js";
+import type { DynamicToolSpec } from "../registry/index.js";
+import type { ToolRouter } from "../router/index.js";
+import { FatalToolCallError, ToolCallRuntime, type ToolCallOutcome } from "../runtime/index.js";
+import {
+  defaultLogger,
+  ReadinessFlag,
+  type DynamicToolResponse,
+  type ToolEvent,
+  type TurnContext,
+} from "../turn/index.js";
+import { errorMessage, isRecord, PACKAGE_VERSION } from "../util/index.js";
+
+/** JSON-RPC 2.0 error codes the sidecar answers with (DESIGN section 13). */
+export const JsonRpcErrorCode = {
+  ParseError: -32700,
+  InvalidRequest: -32600,
+  MethodNotFound: -32601,
+  InvalidParams: -32602,
+  InternalError: -32603,
+  /** A request other than `initialize` before the session is open (LSP's code). */
+  NotInitialized: -32002,
+} as const;
+
+/** An error answered to the client with its code; anything else thrown is -32603. */
+export class JsonRpcError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = "JsonRpcError";
+  }
+}
+
+const badParam = (field: string, expected: string, got: unknown): JsonRpcError =>
+  new JsonRpcError(
+    JsonRpcErrorCode.InvalidParams,
+    `${field}: expected ${expected}, got ${got === undefined ? "nothing" : JSON.stringify(got)}`,
+  );
+
+/** `initialize` params: where the session works and which config it loads. */
+export interface SidecarInitializeParams {
+  cwd?: string;
+  /** A config file's path (TOML, or JSON by extension), or the JSON config itself. */
+  config?: string | Record<string, unknown>;
+  /** Item and tool formats; this build speaks "responses". */
+  format?: "responses";
+  /** Send every `ToolEvent` as an `event` notification. */
+  events?: boolean;
+  /** Tools the client answers itself (`dynamic/call` requests). */
+  dynamicTools?: DynamicToolSpec[];
+}
+
+/** What `initialize` opens: the session's router and the turn every sidecar turn copies. */
+export interface SidecarSession {
+  router: ToolRouter;
+  turn: TurnContext;
+  maxConcurrency?: number | undefined;
+  /** Stops what the session started (MCP servers, running commands); called once at shutdown. */
+  close(): Promise<void>;
+}
+
+export interface SidecarOptions {
+  /** Opens the session for `initialize`; throw `JsonRpcError` for a bad param. */
+  open(params: SidecarInitializeParams): Promise<SidecarSession>;
+  /** Writes one JSON-RPC message (already a JSON text, no newline). */
+  send(message: string): void;
+  version?: string;
+  logger?: Logger;
+  /** After the `shutdown` reply is sent (the session is closed by then). */
+  onShutdown?: () => void;
+}
+
+type Id = string | number;
+type Reply = { ok: true; result: unknown } | { ok: false; message: string };
+
+/**
+ * A runtime request (an event a call waits on) forwarded to the client as a JSON-RPC request,
+ * and how the client's reply reaches the waiting call. Forwarding a new kind is one entry in
+ * `FORWARDED`.
+ */
+interface Forwarded<E extends ToolEvent> {
+  method: string;
+  params(event: E): Record<string, unknown>;
+  answer(runtime: ToolCallRuntime, callId: string, reply: Reply): boolean;
+}
+type ForwardTable = { [K in ToolEvent["type"]]?: Forwarded<Extract<ToolEvent, { type: K }>> };
+
+const FORWARDED: ForwardTable = {
+  approval_request: {
+    method: "approval/request",
+    params: (e) => ({ request: e.request }),
+    // The policy stage checks the decision: anything but a known one is a denial.
+    answer: (runtime, callId, reply) =>
+      runtime.respondToApproval(
+        callId,
+        reply.ok
+          ? (reply.result as ApprovalDecision)
+          : { decision: "deny", message: `the client failed: ${reply.message}` },
+      ),
+  },
+  dynamic_tool_call_request: {
+    method: "dynamic/call",
+    params: (e) => ({ tool: e.toolName, arguments: e.arguments }),
+    answer: (runtime, callId, reply) =>
+      runtime.respondToDynamicToolCall(
+        callId,
+        reply.ok ? dynamicResponse(reply.result) : failedDynamic(`the client failed: ${reply.message}`),
+      ),
+  },
+};
+
+function failedDynamic(text: string): DynamicToolResponse {
+  return { success: false, contentItems: [{ type: "input_text", text }] };
+}
+
+/** The client's `{success, contentItems}`, checked: the model must never see a malformed item. */
+function dynamicResponse(result: unknown): DynamicToolResponse {
+  if (!isRecord(result) || typeof result["success"] !== "boolean" || !Array.isArray(result["contentItems"])) {
+    return failedDynamic("the client's answer was not {success: boolean, contentItems: [...]}");
+  }
+  const items: ContentItem[] = [];
+  for (const item of result["contentItems"] as unknown[]) {
+    if (isRecord(item) && item["type"] === "input_text" && typeof item["text"] === "string") {
+      items.push({ type: "input_text", text: item["text"] });
+    } else if (isRecord(item) && item["type"] === "input_image" && typeof item["image_url"] === "string") {
+      items.push({ type: "input_image", image_url: item["image_url"] });
+    } else {
+      return failedDynamic("the client's answer has a content item that is neither input_text nor input_image");
+    }
+  }
+  return { success: result["success"], contentItems: items };
+}
+
+/** A method's result and what to do once it is sent. */
+class FollowedBy {
+  constructor(
+    readonly result: unknown,
+    readonly next: () => void,
+  ) {}
+}
+
+/** One turn: its runtime and the outputs not yet streamed (sent in call order). */
+class SidecarTurn {
+  readonly order: string[] = [];
+  /** Settled outcomes waiting for every earlier call's. */
+  readonly settled = new Map<string, ToolCallOutcome>();
+  next = 0;
+  draining = false;
+  /** Our requests to the client for this turn's calls, not answered yet. */
+  readonly requests = new Set<Id>();
+  runtime!: ToolCallRuntime;
+
+  constructor(readonly id: string) {}
+}
+
+/**
+ * The JSON-RPC 2.0 sidecar (`toolcall serve --stdio`, DESIGN section 13): one session, many
+ * turns; each turn is a `ToolCallRuntime` over the session's router, so MCP servers start
+ * once. Outputs stream as `turn/output` notifications in call order; approvals and dynamic
+ * tool calls become requests to the client. Transport-free: the caller feeds lines in and
+ * writes what `send` gets.
+ */
+export class SidecarServer {
+  private session: SidecarSession | undefined;
+  private opening: Promise<SidecarSession> | undefined;
+  private events = false;
+  private readonly turns = new Map<string, SidecarTurn>();
+  private turnCount = 0;
+  private requestCount = 0;
+  private readonly pending = new Map<Id, (reply: Reply) => void>();
+  private closing: Promise<void> | undefined;
+  /** Requests received and not answered yet (`shutdown` aside). */
+  private inFlight = 0;
+  private onIdle: (() => void) | undefined;
+  private readonly logger: Logger;
+
+  constructor(private readonly opts: SidecarOptions) {
+    this.logger = opts.logger ?? defaultLogger();
+  }
+
+  /** True once `shutdown` was asked for (or `close` called). */
+  get closed(): boolean {
+    return this.closing !== undefined;
+  }
+
+  /** One line of input: a request, a notification, or the client's reply to our request. */
+  handleLine(line: string): void {
+    const text = line.charCodeAt(0) === 0xfeff ? line.slice(1) : line; // a UTF-8 BOM
+    if (text.trim() === "") return;
+    let message: unknown;
+    try {
+      message = JSON.parse(text);
+    } catch (err) {
+      this.error(null, new JsonRpcError(JsonRpcErrorCode.ParseError, `Parse error: ${errorMessage(err)}`));
+      return;
+    }
+    this.handleMessage(message);
+  }
+
+  private handleMessage(message: unknown): void {
+    if (!isRecord(message) || message["jsonrpc"] !== "2.0") {
+      const why = Array.isArray(message)
+        ? "batches are not supported: one message per line"
+        : 'expected an object with jsonrpc "2.0"';
+      this.error(idOf(message), new JsonRpcError(JsonRpcErrorCode.InvalidRequest, `Invalid Request: ${why}`));
+      return;
+    }
+    const id = idOf(message);
+    const method = message["method"];
+    if (method === undefined && id !== null && ("result" in message || "error" in message)) {
+      this.handleReply(id, message);
+      return;
+    }
+    if (typeof method !== "string") {
+      this.error(id, new JsonRpcError(JsonRpcErrorCode.InvalidRequest, "Invalid Request: method must be a string"));
+      return;
+    }
+    const params = message["params"] ?? {};
+    const isNotification = !("id" in message);
+    // `shutdown` waits for every other request's reply: it is not one of them.
+    const counted = method !== "shutdown";
+    if (counted) this.inFlight++;
+    this.call(method, params)
+      .then(
+        (result) => {
+          const answer = result instanceof FollowedBy ? result.result : result;
+          if (!isNotification) this.write({ jsonrpc: "2.0", id, result: answer });
+          if (result instanceof FollowedBy) result.next();
+          if (method === "shutdown") this.opts.onShutdown?.();
+        },
+        (err: unknown) => {
+          if (!isNotification) this.error(id, err);
+          else this.logger.warn({ method, err: errorMessage(err) }, "notification failed");
+        },
+      )
+      .finally(() => {
+        if (counted && --this.inFlight === 0) this.onIdle?.();
+      })
+      .catch((err: unknown) => {
+        // Only a `send` that threw gets here: nothing left to tell the client.
+        this.logger.error({ method, err: errorMessage(err) }, "could not send the reply");
+      });
+  }
+
+  /** Resolves once every request received so far has been answered. */
+  private answered(): Promise<void> {
+    if (this.inFlight === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.onIdle = () => {
+        this.onIdle = undefined;
+        resolve();
+      };
+    });
+  }
+
+  private async call(method: string, params: unknown): Promise<unknown> {
+    if (!isRecord(params)) throw badParam("params", "an object", params);
+    if (method === "initialize") return this.initialize(params);
+    if (method === "shutdown") {
+      await this.close();
+      return {};
+    }
+    const known = ["turn/start", "turn/submit", "turn/drain", "turn/abort", "call/cancel"];
+    if (!known.includes(method)) throw new JsonRpcError(JsonRpcErrorCode.MethodNotFound, `Method not found: ${method}`);
+    // Requests sent right behind `initialize` wait for it, in order.
+    if (!this.session && this.opening) await this.opening.catch(() => undefined);
+    if (!this.session || this.closed) {
+      const why = this.closed ? "the server is shutting down" : "call initialize first";
+      throw new JsonRpcError(JsonRpcErrorCode.NotInitialized, `Server not initialized: ${why}`);
+    }
+    const session = this.session;
+    if (method === "turn/start") return this.startTurn(session, params);
+    const turn = this.turnOf(params);
+    switch (method) {
+      case "turn/submit": {
+        const item = params["item"];
+        if (!isRecord(item) || typeof item["type"] !== "string")
+          throw badParam("item", 'a JSON object with a string "type"', item);
+        const result = turn.runtime.submit(item as UnknownItem);
+        if (result.accepted && result.callId !== undefined) {
+          turn.order.push(result.callId);
+          // A call answered inside submit (an error) streams its output right after the reply.
+          return new FollowedBy(result, () => {
+            this.flush(turn);
+          });
+        }
+        return result;
+      }
+      case "turn/drain":
+        return this.drain(turn);
+      case "turn/abort":
+        turn.runtime.abort();
+        return {};
+      default: {
+        const callId = params["callId"];
+        if (typeof callId !== "string") throw badParam("callId", "a string", callId);
+        return { cancelled: turn.runtime.cancel(callId) };
+      }
+    }
+  }
+
+  private async initialize(params: Record<string, unknown>): Promise<unknown> {
+    if (this.session || this.opening || this.closed)
+      throw new JsonRpcError(JsonRpcErrorCode.InvalidRequest, "already initialized");
+    const init: SidecarInitializeParams = {};
+    const cwd = params["cwd"];
+    if (cwd !== undefined) {
+      if (typeof cwd !== "string") throw badParam("cwd", "a directory path", cwd);
+      init.cwd = cwd;
+    }
+    const config = params["config"];
+    if (config !== undefined) {
+      if (typeof config !== "string" && !isRecord(config)) throw badParam("config", "a file path or an object", config);
+      init.config = config;
+    }
+    const format = params["format"];
+    if (format !== undefined && format !== "responses") throw badParam("format", '"responses"', format);
+    const events = params["events"];
+    if (events !== undefined && typeof events !== "boolean") throw badParam("events", "a boolean", events);
+    const dynamicTools = params["dynamicTools"];
+    if (dynamicTools !== undefined) {
+      if (!Array.isArray(dynamicTools) || !dynamicTools.every(isRecord))
+        throw badParam("dynamicTools", "an array of {name, description, inputSchema}", dynamicTools);
+      init.dynamicTools = dynamicTools as unknown as DynamicToolSpec[];
+    }
+    const opening = this.opts.open(init);
+    this.opening = opening;
+    let session: SidecarSession;
+    try {
+      session = await opening;
+    } finally {
+      this.opening = undefined;
+    }
+    // `close` came meanwhile (and waits for this reply): the session is closed here.
+    if (this.closed) {
+      await session.close();
+      throw new JsonRpcError(JsonRpcErrorCode.NotInitialized, "Server not initialized: the server is shutting down");
+    }
+    this.session = session;
+    this.events = events === true;
+    return { version: this.opts.version ?? PACKAGE_VERSION, tools: toResponsesTools(session.router.specs()) };
+  }
+
+  private startTurn(session: SidecarSession, params: Record<string, unknown>): { turnId: string } {
+    const given = params["turnId"];
+    if (given !== undefined && (typeof given !== "string" || given === "")) throw badParam("turnId", "a string", given);
+    const id = given ?? `turn_${++this.turnCount}`;
+    if (this.turns.has(id)) throw badParam("turnId", "a turn id not in use", id);
+    const turn = new SidecarTurn(id);
+    const base = session.turn;
+    // Its own gate and listener; everything else (cwd, policy, environment) is the session's.
+    const context: TurnContext = {
+      ...base,
+      toolCallGate: new ReadinessFlag(),
+      onEvent: (event) => {
+        base.onEvent?.(event);
+        this.onEvent(turn, event);
+      },
+    };
+    turn.runtime = new ToolCallRuntime(session.router, context, {
+      ...(session.maxConcurrency !== undefined && { maxConcurrency: session.maxConcurrency }),
+      onOutcome: (outcome) => {
+        turn.settled.set(outcome.callId, outcome);
+        this.flush(turn);
+      },
+    });
+    this.turns.set(id, turn);
+    return { turnId: id };
+  }
+
+  private turnOf(params: Record<string, unknown>): SidecarTurn {
+    const id = params["turnId"];
+    if (typeof id !== "string") throw badParam("turnId", "a string", id);
+    const turn = this.turns.get(id);
+    if (!turn) throw badParam("turnId", "a running turn (see turn/start)", id);
+    return turn;
+  }
+
+  /** Sends the outputs whose every earlier call has been sent. */
+  private flush(turn: SidecarTurn): void {
+    for (let id = turn.order[turn.next]; id !== undefined; id = turn.order[turn.next]) {
+      const outcome = turn.settled.get(id);
+      if (!outcome) return;
+      turn.settled.delete(id);
+      turn.next++;
+      this.notify("turn/output", { turnId: turn.id, callId: id, item: outcome.item });
+    }
+  }
+
+  /** Every output in call order once all are in; the turn ends here. */
+  private async drain(turn: SidecarTurn): Promise<unknown> {
+    if (turn.draining) throw badParam("turnId", "a turn not already draining", turn.id);
+    turn.draining = true;
+    try {
+      const outputs = await turn.runtime.drain();
+      this.flush(turn);
+      return { outputs };
+    } catch (err) {
+      if (!(err instanceof FatalToolCallError)) throw err;
+      this.flush(turn);
+      // The other calls' outputs with the fatal call's own in its place.
+      const byId = new Map<string, ResponseInputItem>([...err.outputs, err.item].map((o) => [outputCallId(o), o]));
+      const outputs = turn.order.flatMap((id) => byId.get(id) ?? []);
+      return { outputs, fatal: { callId: err.callId, message: err.message } };
+    } finally {
+      this.turns.delete(turn.id);
+      // Requests never answered (the call timed out or was aborted) wait for nothing now.
+      for (const id of turn.requests) this.pending.delete(id);
+    }
+  }
+
+  private onEvent(turn: SidecarTurn, event: ToolEvent): void {
+    if (this.events) this.notify("event", { turnId: turn.id, event });
+    const forward = FORWARDED[event.type] as Forwarded<ToolEvent> | undefined;
+    if (!forward) return;
+    const id = `s${++this.requestCount}`;
+    const { callId } = event;
+    turn.requests.add(id);
+    this.pending.set(id, (reply) => {
+      turn.requests.delete(id);
+      if (!forward.answer(turn.runtime, callId, reply))
+        this.logger.debug({ callId, method: forward.method }, "reply for a call no longer waiting");
+    });
+    this.write({
+      jsonrpc: "2.0",
+      id,
+      method: forward.method,
+      params: { turnId: turn.id, callId, ...forward.params(event) },
+    });
+  }
+
+  private handleReply(id: Id, message: Record<string, unknown>): void {
+    const deliver = this.pending.get(id);
+    if (!deliver) {
+      this.logger.warn({ id }, "reply to no request of ours");
+      return;
+    }
+    this.pending.delete(id);
+    const error = message["error"];
+    if (error !== undefined) {
+      const text = isRecord(error) && typeof error["message"] === "string" ? error["message"] : JSON.stringify(error);
+      deliver({ ok: false, message: text });
+    } else {
+      deliver({ ok: true, result: message["result"] });
+    }
+  }
+
+  /** Aborts every turn (their outputs are still sent), then closes the session. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      for (const turn of this.turns.values()) turn.runtime.abort("the server is shutting down");
+      // Aborted calls answer at once: waiting drains get their outputs before the session goes.
+      await this.answered();
+      await this.session?.close();
+    })();
+    return this.closing;
+  }
+
+  private notify(method: string, params: Record<string, unknown>): void {
+    this.write({ jsonrpc: "2.0", method, params });
+  }
+
+  private error(id: Id | null, err: unknown): void {
+    const rpc =
+      err instanceof JsonRpcError
+        ? err
+        : new JsonRpcError(JsonRpcErrorCode.InternalError, `Internal error: ${errorMessage(err)}`);
+    if (!(err instanceof JsonRpcError)) this.logger.error({ err: errorMessage(err) }, "request failed");
+    this.write({ jsonrpc: "2.0", id, error: { code: rpc.code, message: rpc.message } });
+  }
+
+  private write(message: Record<string, unknown>): void {
+    let text: string;
+    try {
+      text = JSON.stringify(message);
+    } catch (err) {
+      // A value that cannot be serialized (a handler's BigInt): answer with what went wrong.
+      text = JSON.stringify({
+        jsonrpc: "2.0",
+        id: message["id"] ?? null,
+        error: { code: JsonRpcErrorCode.InternalError, message: `Internal error: ${errorMessage(err)}` },
+      });
+    }
+    this.opts.send(text);
+  }
+}
+
+function idOf(message: unknown): Id | null {
+  if (!isRecord(message)) return null;
+  const id = message["id"];
+  return typeof id === "string" || typeof id === "number" ? id : null;
+}
