@@ -8,6 +8,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import {
   specName,
+  outputContent,
   toMcpContent,
   type ApprovalDecision,
   type ApprovalRequest,
@@ -133,7 +134,7 @@ export class McpToolService {
     if (approver) this.approvers.set(callId, approver);
     try {
       const outcome = await this.runtime.handleToolCall(call, signal);
-      return { content: toMcpContent(outcome.item.output), isError: !outcome.success };
+      return { content: toMcpContent(outputContent(outcome.item)), isError: !outcome.success };
     } catch (err) {
       if (err instanceof FatalToolCallError) return failure(err.message);
       throw err;
