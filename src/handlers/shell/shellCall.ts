@@ -1,7 +1,7 @@
 import type { ShellCallParams } from "../../protocol/index.js";
 import { budgetBytes, type TruncationPolicy } from "../../turn/index.js";
+import { userShell } from "./exec.js";
 import type { ExecRequest } from "./execHandler.js";
-import { userShell } from "./shellCommandHandler.js";
 
 /** A Responses `shell_call`'s commands, each run by the user's shell as `shell_command` runs it. */
 export function shellCallRequests(params: ShellCallParams, defaultTimeoutMs: number): ExecRequest[] {
