@@ -54,6 +54,24 @@ export {
   type UnknownItem,
 } from "./protocol/index.js";
 
+// adapters: provider formats in and out (DESIGN section 13)
+export {
+  fromAnthropic,
+  fromChatCompletions,
+  toAnthropicToolResults,
+  toChatCompletionsMessages,
+  type AnthropicContentBlock,
+  type AnthropicImageBlock,
+  type AnthropicTextBlock,
+  type AnthropicToolResultBlock,
+  type AnthropicToolUseBlock,
+  type ChatMessage,
+  type ChatToolCall,
+  type ChatToolMessage,
+  type ChatUserMessage,
+  type OutputLike,
+} from "./adapters/index.js";
+
 // turn: what one turn shares
 export {
   createTurnContext,

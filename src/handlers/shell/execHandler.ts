@@ -239,7 +239,9 @@ export abstract class ExecHandler<Ctx = unknown> implements ToolHandler<Ctx> {
     const capture = captureFor(turn.truncationPolicy);
     this.captures.set(inv, capture);
     const sink = this.options.spill ? new SpillingCapture(capture, this.options.spill, callId) : capture;
-    const result = await this.execute(inv, env, req, cwd, sandboxed, (_stream, chunk) => sink.append(chunk));
+    const result = await this.execute(inv, env, req, cwd, sandboxed, (_stream, chunk) => {
+      sink.append(chunk);
+    });
     const captured = capture.snapshot();
     const failed = result.exitCode !== 0 || result.timedOut || result.aborted;
     const escalatable = sandboxStopped(
@@ -268,7 +270,9 @@ export abstract class ExecHandler<Ctx = unknown> implements ToolHandler<Ctx> {
     const budget = shellStreamBudget(turn.truncationPolicy, params.maxOutputLength);
     const output: ShellCommandOutput[] = [];
     for (const req of shellCallRequests(params, this.options.timeoutMs)) {
-      const run = await this.escalating(inv, req, (sandboxed) => this.runStreams(inv, env, req, cwd, sandboxed, budget));
+      const run = await this.escalating(inv, req, (sandboxed) =>
+        this.runStreams(inv, env, req, cwd, sandboxed, budget),
+      );
       output.push(run.output);
       if (run.output.outcome.type === "timeout" || inv.signal.aborted) break;
     }
@@ -289,7 +293,9 @@ export abstract class ExecHandler<Ctx = unknown> implements ToolHandler<Ctx> {
     const streams = { stdout: captureFor(budget), stderr: captureFor(budget) };
     // The aborted output shows what the command wrote to stdout, as for other commands.
     this.captures.set(inv, streams.stdout);
-    const result = await this.execute(inv, env, req, cwd, sandboxed, (stream, chunk) => streams[stream].append(chunk));
+    const result = await this.execute(inv, env, req, cwd, sandboxed, (stream, chunk) => {
+      streams[stream].append(chunk);
+    });
     const stderr = streams.stderr.snapshot();
     const escalatable = sandboxStopped(
       env,
