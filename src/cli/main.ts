@@ -2,6 +2,7 @@
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { ConfigError } from "./config.js";
 import { runExec } from "./exec.js";
+import { parseFormat } from "./formats.js";
 import { EXIT_ABORTED, EXIT_FATAL, EXIT_USAGE, InterruptedError } from "./session.js";
 import { runDemo } from "./demo.js";
 import { runServeMcp } from "./serveMcp.js";
@@ -17,7 +18,7 @@ commands:
   exec [FILE]   run model output items (Responses API JSON, one per line) from FILE or stdin;
                 write one output item per call to stdout as JSONL, in call order
   serve-mcp     serve the configured tools as an MCP server (stdio, or --http PORT)
-  tools         print the tool list (--format responses|chat|mcp, default responses)
+  tools         print the tool list (--format responses|chat|anthropic|mcp, default responses)
   demo          run the offline demo turn
 
 common options:
@@ -37,6 +38,10 @@ sandbox options (exec, serve-mcp, demo):
 
 exec options:
   --events FILE      write every tool event to FILE as JSONL
+  --format FORMAT    responses | chat | anthropic: lines in and out in that provider's shape
+                     (a Chat assistant message or tool call in, a role "tool" message out; an
+                     Anthropic message or tool_use block in, a tool_result block out);
+                     default: detected per line, each answer in its line's shape
 
 serve-mcp options:
   --http PORT        serve Streamable HTTP on 127.0.0.1:PORT (0 picks a free port)
@@ -108,12 +113,17 @@ function sandboxFlags(values: { sandbox?: string | boolean; network?: string | b
 
 const commands: Record<string, Command> = {
   exec: async (args) => {
-    const { values, positionals } = parse(args, { ...sandboxOptions, events: { type: "string" } }, 1);
+    const { values, positionals } = parse(
+      args,
+      { ...sandboxOptions, events: { type: "string" }, format: { type: "string" } },
+      1,
+    );
     return runExec({
       ...commonOpts(values),
       ...sandboxFlags(values),
       inputFile: positionals[0],
       eventsFile: values.events,
+      format: parseFormat(values.format),
     });
   },
   "serve-mcp": async (args) => {
