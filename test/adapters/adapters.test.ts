@@ -27,7 +27,6 @@ let router: ToolRouter;
 useTempDir((d) => (dir = d));
 beforeEach(async () => {
   vi.stubEnv("SHELL", "/bin/bash");
-  vi.stubEnv("HOME", dir); // shell_call runs a login shell: keep this machine's profile out
   await writeFile(path.join(dir, "notes.txt"), "remember the milk\n");
   router = await createToolRouter({});
 });

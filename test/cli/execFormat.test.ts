@@ -10,8 +10,6 @@ import { jsonLines, runCli, withTempDir } from "./helpers.js";
  */
 const FULL_ACCESS = ["--sandbox", "danger-full-access"];
 const line = (v: unknown): string => JSON.stringify(v);
-/** shell_call runs a login shell: keep this machine's profile out of it. */
-const env = (dir: string) => ({ HOME: dir, SHELL: "/bin/bash" });
 
 describe("toolcall exec --format", () => {
   it("chat: a completion and a bare tool call in, role tool messages out in call order", async () => {
@@ -105,7 +103,7 @@ describe("toolcall exec --format", () => {
       const result = await runCli(["exec", "--format", "responses", ...FULL_ACCESS], {
         cwd: dir,
         input,
-        env: env(dir),
+        env: { SHELL: "/bin/bash" },
       });
       expect(result.code).toBe(0);
       expect(result.stderr).toBe(

@@ -181,7 +181,10 @@ describe("accepting items", () => {
 
   it("rejects, with an event and a log line naming its type, a *_call item no tool answers; hosted calls stay ignored", async () => {
     const lines: Array<Record<string, unknown>> = [];
-    const logger = pino({ level: "warn" }, { write: (l: string) => lines.push(JSON.parse(l) as Record<string, unknown>) });
+    const logger = pino(
+      { level: "warn" },
+      { write: (l: string) => lines.push(JSON.parse(l) as Record<string, unknown>) },
+    );
     const { runtime, events } = makeRuntime([{ name: "t", handler: echo }], { turn: { logger } });
     const future = { type: "browser_call", call_id: "b1", action: { url: "https://example.com" } };
     expect(runtime.submit(future)).toEqual({

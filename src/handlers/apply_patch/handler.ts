@@ -1,4 +1,9 @@
-import { type ApplyPatchOperation, type ToolPayload, FunctionCallError, type ToolOutput } from "../../protocol/index.js";
+import {
+  type ApplyPatchOperation,
+  type ToolPayload,
+  FunctionCallError,
+  type ToolOutput,
+} from "../../protocol/index.js";
 import type { FileReadLedger, PolicySubject, ToolFactory, ToolHandler, ToolInvocation } from "../../registry/index.js";
 import { APPLY_PATCH_FREEFORM_SPEC, APPLY_PATCH_FUNCTION_SPEC } from "./definition.js";
 import { applyPatchFor, patchPolicySubject } from "./toolCall.js";

@@ -3,10 +3,14 @@ import { budgetBytes, type TruncationPolicy } from "../../turn/index.js";
 import { userShell } from "./exec.js";
 import type { ExecRequest } from "./execHandler.js";
 
-/** A Responses `shell_call`'s commands, each run by the user's shell as `shell_command` runs it. */
+/**
+ * A Responses `shell_call`'s commands, each run by the user's shell with `-c`: not a login
+ * shell, as OpenAI's reference executor runs them, since a profile (nvm, pyenv) can cost
+ * seconds per command and the turn's environment already carries the user's PATH.
+ */
 export function shellCallRequests(params: ShellCallParams, defaultTimeoutMs: number): ExecRequest[] {
   const timeoutMs = params.timeoutMs ?? defaultTimeoutMs;
-  return params.commands.map((command) => ({ argv: [userShell(), "-lc", command], timeoutMs }));
+  return params.commands.map((command) => ({ argv: [userShell(), "-c", command], timeoutMs }));
 }
 
 /**

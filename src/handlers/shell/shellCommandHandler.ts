@@ -10,7 +10,6 @@ export interface ShellCommandArgs {
   timeout_ms?: number;
 }
 
-
 /**
  * `shell_command`: runs a script with the user's shell, `-lc` (login, the default) or `-c`.
  * Classified like Codex: `[shell, -lc, script]` is safe when every plain command is.

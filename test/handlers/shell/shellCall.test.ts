@@ -13,8 +13,6 @@ let dir: string;
 useTempDir((d) => (dir = d));
 beforeEach(() => {
   vi.stubEnv("SHELL", "/bin/bash");
-  // Commands run by a login shell: keep this machine's profile (which may be slow) out of it.
-  vi.stubEnv("HOME", dir);
 });
 afterEach(() => {
   vi.unstubAllEnvs();
@@ -30,7 +28,7 @@ const shellCall = (callId: string, action: Record<string, unknown>) => ({
 });
 
 describe("shell_call", () => {
-  it("runs two commands in order in the turn's cwd, each with its own stdout, stderr and exit code", async () => {
+  it("runs two commands in order in the turn's cwd by $SHELL -c, each with its own stdout, stderr and exit code", async () => {
     const { runtime, events } = runtimeOf(fromFactory(shellToolFactory, {}), { cwd: dir });
     runtime.submit(
       shellCall("s1", {
@@ -53,8 +51,8 @@ describe("shell_call", () => {
     // Each command is a command of its own to event consumers.
     const begins = events.filter((e) => e.type === "exec_command_begin");
     expect(begins.map((e) => (e as { command: string[] }).command)).toEqual([
-      ["/bin/bash", "-lc", "echo one > first.txt; pwd"],
-      ["/bin/bash", "-lc", "cat first.txt; echo oops >&2; exit 3"],
+      ["/bin/bash", "-c", "echo one > first.txt; pwd"],
+      ["/bin/bash", "-c", "cat first.txt; echo oops >&2; exit 3"],
     ]);
   });
 
