@@ -1,4 +1,11 @@
-import type { ConfiguredToolSpec, CustomToolSpec, JsonSchema, ToolAnnotations, ToolSpec } from "./spec.js";
+import {
+  specName,
+  type ConfiguredToolSpec,
+  type CustomToolSpec,
+  type JsonSchema,
+  type ToolAnnotations,
+  type ToolSpec,
+} from "./spec.js";
 
 type SpecList = ReadonlyArray<ToolSpec | ConfiguredToolSpec>;
 
@@ -34,7 +41,7 @@ const SHELL_TOOL_NAMES: ReadonlySet<string> = new Set(["shell", "shell_command",
 export function toResponsesTools(specs: SpecList, opts: ResponsesToolsOptions = {}): ResponsesTool[] {
   const out: ResponsesTool[] = [];
   for (const spec of plain(specs)) {
-    const name = spec.type === "local_shell" ? "local_shell" : spec.name;
+    const name = specName(spec);
     if (opts.nativeShell && SHELL_TOOL_NAMES.has(name)) {
       // One native shell tool, however many shell forms are registered.
       if (!out.some((t) => t.type === "shell")) out.push({ type: "shell" });
@@ -48,24 +55,22 @@ export function toResponsesTools(specs: SpecList, opts: ResponsesToolsOptions = 
 }
 
 function responsesTool(spec: ToolSpec): ResponsesTool {
-  {
-    switch (spec.type) {
-      case "function":
-        return {
-          type: "function",
-          name: spec.name,
-          description: spec.description,
-          parameters: spec.parameters,
-          // The Responses API defaults to strict; our schemas may use optional fields.
-          strict: spec.strict ?? false,
-        };
-      case "custom":
-        return spec.format
-          ? { type: "custom", name: spec.name, description: spec.description, format: spec.format }
-          : { type: "custom", name: spec.name, description: spec.description };
-      case "local_shell":
-        return { type: "local_shell" };
-    }
+  switch (spec.type) {
+    case "function":
+      return {
+        type: "function",
+        name: spec.name,
+        description: spec.description,
+        parameters: spec.parameters,
+        // The Responses API defaults to strict; our schemas may use optional fields.
+        strict: spec.strict ?? false,
+      };
+    case "custom":
+      return spec.format
+        ? { type: "custom", name: spec.name, description: spec.description, format: spec.format }
+        : { type: "custom", name: spec.name, description: spec.description };
+    case "local_shell":
+      return { type: "local_shell" };
   }
 }
 
@@ -95,10 +100,7 @@ export interface ChatCompletionsToolsOptions {
  * The `tools` array of a Chat Completions request. The hosted `local_shell` tool has no Chat
  * Completions form and is left out (the `shell` function tool covers it).
  */
-export function toChatCompletionsTools(
-  specs: SpecList,
-  opts: ChatCompletionsToolsOptions = {},
-): ChatCompletionsTool[] {
+export function toChatCompletionsTools(specs: SpecList, opts: ChatCompletionsToolsOptions = {}): ChatCompletionsTool[] {
   const out: ChatCompletionsTool[] = [];
   for (const spec of plain(specs)) {
     if (spec.type === "function") {

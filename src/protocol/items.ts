@@ -55,11 +55,7 @@ export interface ApplyPatchCallItem {
 }
 
 export type ResponseItem =
-  | FunctionCallItem
-  | CustomToolCallItem
-  | LocalShellCallItem
-  | ShellCallItem
-  | ApplyPatchCallItem;
+  FunctionCallItem | CustomToolCallItem | LocalShellCallItem | ShellCallItem | ApplyPatchCallItem;
 
 /**
  * Responses items for tools the provider runs itself: not ours to answer, so the router ignores
