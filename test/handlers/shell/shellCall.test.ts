@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { PermissionEngine, type ApprovalRequest } from "../../../src/index.js";
 import { shellToolFactory } from "../../../src/handlers/shell/index.js";
 import { fromFactory, runtimeOf, useTempDir } from "../toolHarness.js";
 
@@ -81,6 +82,27 @@ describe("shell_call", () => {
     expect(item.max_output_length).toBe(40);
     expect(item.output[0]?.stdout).toMatch(/^a{20}…\d+ chars truncated…a+END$/);
     expect(Buffer.byteLength(item.output[0]!.stdout.replace(/…\d+ chars truncated…/, ""))).toBeLessThanOrEqual(40);
+  });
+
+  it("asks once for the whole command list; a denied call runs none of its commands", async () => {
+    const asked: ApprovalRequest[] = [];
+    const permissions = new PermissionEngine({
+      approve: async (req) => {
+        asked.push(req);
+        return { decision: "deny", message: "not today" };
+      },
+    });
+    const { runtime } = runtimeOf(fromFactory(shellToolFactory, {}), { cwd: dir, permissions });
+    runtime.submit(shellCall("deny", { commands: ["touch a.txt", "touch b.txt"] }));
+    expect(await runtime.drain()).toEqual([
+      {
+        type: "shell_call_output",
+        call_id: "deny",
+        output: [{ stdout: "", stderr: "rejected by user: not today", outcome: { type: "exit", exit_code: 1 } }],
+      },
+    ]);
+    expect(asked.map((r) => r.summary)).toEqual(["touch a.txt\ntouch b.txt"]);
+    expect(existsSync(path.join(dir, "a.txt")) || existsSync(path.join(dir, "b.txt"))).toBe(false);
   });
 
   it("goes to shell_command when that is the shell tool offered", async () => {
