@@ -9,14 +9,22 @@
 export {
   FunctionCallError,
   mcpResultBody,
+  HOSTED_CALL_TYPES,
   outputCallId,
+  outputContent,
   outputText,
+  shellOutputText,
   specName,
+  toAnthropicTools,
   toChatCompletionsTools,
   toMcpTools,
   toResponsesTools,
+  type AnthropicTool,
+  type ApplyPatchCallItem,
+  type ApplyPatchOperation,
   type CallToolResult,
   type ChatCompletionsTool,
+  type ChatCompletionsToolsOptions,
   type ConfiguredToolSpec,
   type ContentItem,
   type ImageDetail,
@@ -34,6 +42,11 @@ export {
   type ResponseInputItem,
   type ResponseItem,
   type ResponsesTool,
+  type ResponsesToolsOptions,
+  type ShellCallAnswer,
+  type ShellCallItem,
+  type ShellCallParams,
+  type ShellCommandOutput,
   type ShellToolCallParams,
   type ToolCall,
   type ToolOutput,
@@ -41,6 +54,24 @@ export {
   type ToolSpec,
   type UnknownItem,
 } from "./protocol/index.js";
+
+// adapters: provider formats in and out (DESIGN section 13)
+export {
+  fromAnthropic,
+  fromChatCompletions,
+  toAnthropicToolResults,
+  toChatCompletionsMessages,
+  type AnthropicContentBlock,
+  type AnthropicImageBlock,
+  type AnthropicTextBlock,
+  type AnthropicToolResultBlock,
+  type AnthropicToolUseBlock,
+  type ChatMessage,
+  type ChatToolCall,
+  type ChatToolMessage,
+  type ChatUserMessage,
+  type OutputLike,
+} from "./adapters/index.js";
 
 // turn: what one turn shares
 export {

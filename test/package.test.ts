@@ -50,6 +50,11 @@ describe("package surface", () => {
       "FatalToolCallError",
       "McpConnectionManager",
       "toResponsesTools",
+      "toAnthropicTools",
+      "fromChatCompletions",
+      "toChatCompletionsMessages",
+      "fromAnthropic",
+      "toAnthropicToolResults",
     ]) {
       expect(Object.keys(root), contract).toContain(contract);
     }

@@ -44,7 +44,9 @@ async function runExample(code: string): Promise<string> {
 describe("README examples", () => {
   it("every runnable example is covered here", async () => {
     expect([...(await readmeExamples()).keys()].sort()).toEqual([
+      "anthropic",
       "apply_patch",
+      "chat",
       "dynamic",
       "embed",
       "groups",
@@ -52,6 +54,7 @@ describe("README examples", () => {
       "mcp_capabilities",
       "middleware",
       "permissions",
+      "responses_native",
       "sandbox",
       "shell",
       "user_input",
@@ -62,6 +65,69 @@ describe("README examples", () => {
     const out = await runExample((await readmeExamples()).get("mcp_capabilities")!);
     expect(out).toContain("- Name: Ada");
     expect(out).toContain("- Favorite Integer: 42");
+  });
+
+  it("the chat example answers each tool call with a tool message and offers apply_patch as a function", async () => {
+    const out = JSON.parse(await runExample((await readmeExamples()).get("chat")!)) as unknown;
+    expect(out).toEqual({
+      patchTool: "function",
+      replies: [
+        {
+          role: "tool",
+          tool_call_id: "call_1",
+          content: expect.stringMatching(/^Exit code: 0\n[\s\S]*Output:\nhi\n$/),
+        },
+        { role: "tool", tool_call_id: "call_2", content: "unsupported call: no_such_tool" },
+      ],
+    });
+  });
+
+  it("the anthropic example answers each tool_use with a tool_result, the failed one is_error", async () => {
+    const out = JSON.parse(await runExample((await readmeExamples()).get("anthropic")!)) as unknown;
+    expect(out).toEqual({
+      tools: true,
+      next: {
+        role: "user",
+        content: [
+          {
+            type: "tool_result",
+            tool_use_id: "toolu_1",
+            content: expect.stringMatching(/^Exit code: 0\n[\s\S]*Output:\nhi\n$/),
+            is_error: false,
+          },
+          {
+            type: "tool_result",
+            tool_use_id: "toolu_2",
+            content: expect.stringMatching(/^Exit code: 1\n/),
+            is_error: true,
+          },
+        ],
+      },
+    });
+  });
+
+  it("the responses_native example offers the native tools and answers shell_call and apply_patch_call", async () => {
+    const out = JSON.parse(await runExample((await readmeExamples()).get("responses_native")!)) as unknown;
+    expect(out).toEqual({
+      native: [{ type: "shell" }, { type: "apply_patch" }],
+      outputs: [
+        {
+          type: "shell_call_output",
+          call_id: "s1",
+          output: [
+            { stdout: "one\n", stderr: "", outcome: { type: "exit", exit_code: 0 } },
+            { stdout: "", stderr: "two\n", outcome: { type: "exit", exit_code: 3 } },
+          ],
+          max_output_length: 1000,
+        },
+        {
+          type: "apply_patch_call_output",
+          call_id: "p1",
+          status: "completed",
+          output: "Success. Updated the following files:\nA hello.txt\n",
+        },
+      ],
+    });
   });
 
   it("the shell example runs a command and a local_shell_call", async () => {

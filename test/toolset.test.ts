@@ -36,13 +36,13 @@ describe("createToolRouter", () => {
     const tools = toResponsesTools((await createToolRouter({})).specs());
     expect(JSON.parse(JSON.stringify(tools))).toEqual(tools);
     for (const tool of tools) {
-      expect(tool.type === "local_shell" || /^[a-zA-Z0-9_-]{1,64}$/.test(tool.name)).toBe(true);
+      expect(tool.type === "local_shell" || ("name" in tool && /^[a-zA-Z0-9_-]{1,64}$/.test(tool.name))).toBe(true);
       if (tool.type === "function") {
         expect(tool.parameters).toMatchObject({ type: "object" });
         expect(tool.description.length).toBeGreaterThan(0);
       }
     }
-    const patch = tools.find((t) => t.type !== "local_shell" && t.name === "apply_patch");
+    const patch = tools.find((t) => "name" in t && t.name === "apply_patch");
     expect(patch).toMatchObject({ type: "custom", format: { type: "grammar", syntax: "lark" } });
     expect(patch?.type === "custom" && patch.format?.definition).toContain("Begin Patch");
   });

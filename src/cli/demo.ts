@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { McpConnectionManager } from "../mcp/index.js";
-import { outputText, type ExecEnvironment, type UnknownItem } from "../protocol/index.js";
+import { outputContent, outputText, type ExecEnvironment, type UnknownItem } from "../protocol/index.js";
 import { createToolRouter } from "../toolset.js";
 import { ToolCallRuntime, type ToolCallOutcome } from "../runtime/index.js";
 import { createTurnContext, type ToolEvent } from "../turn/index.js";
@@ -220,7 +220,7 @@ export async function runDemo(opts: { logLevel?: string | undefined } & SandboxF
     out.write("\noutputs (in call order):\n");
     for (const o of outcomes) {
       out.write(
-        `\n  ${o.callId} ${o.toolName} ${o.success ? "ok" : "FAILED"}\n${preview(outputText(o.item.output))}\n`,
+        `\n  ${o.callId} ${o.toolName} ${o.success ? "ok" : "FAILED"}\n${preview(outputText(outputContent(o.item)))}\n`,
       );
     }
     const handlerMs = outcomes.reduce((sum, o) => sum + o.timing.handlerMs, 0);

@@ -3,11 +3,13 @@ import { open } from "node:fs/promises";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import type { Readable } from "node:stream";
-import { outputCallId, type ResponseInputItem, type UnknownItem } from "../protocol/index.js";
+import type { OutputLike } from "../adapters/index.js";
+import { outputCallId, type ResponseItem, type UnknownItem } from "../protocol/index.js";
 import { FatalToolCallError, ToolCallRuntime } from "../runtime/index.js";
 import type { ToolEvent } from "../turn/index.js";
-import { errorMessage, isRecord } from "../util/index.js";
+import { errorMessage } from "../util/index.js";
 import { ConfigError } from "./config.js";
+import { detectFormat, itemsOf, outputValues, type WireFormat } from "./formats.js";
 import { sandboxWarning } from "./sandbox.js";
 import {
   exitCodeFor,
@@ -24,6 +26,8 @@ export interface ExecOptions extends CommonOptions {
   inputFile?: string | undefined;
   /** Write every `ToolEvent` to this file as JSONL. */
   eventsFile?: string | undefined;
+  /** The provider shape of input and output lines; undefined: detected per line. */
+  format?: WireFormat | undefined;
 }
 
 function say(message: string): void {
@@ -43,9 +47,11 @@ function writeOut(text: string): Promise<void> {
 }
 
 /**
- * `toolcall exec`: each input line is one model output item; each call starts as its line
- * arrives; at the end of input every output is written to stdout, one JSON line per call, in
- * call order. SIGINT/SIGTERM abort the turn (outputs are still written; exit 130).
+ * `toolcall exec`: each input line holds model output (a Responses item, a Chat Completions
+ * message or tool call, an Anthropic message or tool_use block: `--format`, else detected per
+ * line); each call starts as its line arrives; at the end of input every output is written to
+ * stdout, one JSON line per call, in call order, in the shape of the line it came from.
+ * SIGINT/SIGTERM abort the turn (outputs are still written; exit 130).
  */
 export async function runExec(opts: ExecOptions): Promise<number> {
   const logger = stderrLogger(opts.logLevel);
@@ -89,6 +95,8 @@ export async function runExec(opts: ExecOptions): Promise<number> {
 
   // Accepted call ids in submission order, to place a fatal call's own output among the others.
   const acceptedCallIds: string[] = [];
+  // The format of the line each accepted call came in: its answer goes out in the same shape.
+  const formatOf = new Map<string, WireFormat>();
   let lineNo = 0;
   try {
     try {
@@ -103,17 +111,25 @@ export async function runExec(opts: ExecOptions): Promise<number> {
       say(`cannot read input: ${errorMessage(err)}`);
     }
 
-    let outputs: ResponseInputItem[];
+    let outputs: OutputLike[];
     let exitCode = interrupted ? exitCodeFor(interrupted) : EXIT_OK;
     try {
-      outputs = await runtime.drain();
+      outputs = await runtime.drainOutcomes();
     } catch (err) {
       if (!(err instanceof FatalToolCallError)) throw err;
       say(`fatal error in call ${err.callId}: ${err.message}`);
       outputs = withFatalOutput(err);
       if (!interrupted) exitCode = EXIT_FATAL;
     }
-    await writeOut(outputs.map((o) => `${JSON.stringify(o)}\n`).join(""));
+    const answers = outputs.map((output) => {
+      const callId = outputCallId("item" in output ? output.item : output);
+      return { output, format: formatOf.get(callId) ?? "responses" };
+    });
+    await writeOut(
+      outputValues(answers)
+        .map((o) => `${JSON.stringify(o)}\n`)
+        .join(""),
+    );
     return exitCode;
   } finally {
     // Still ours while closing: a signal now must not kill us before the children are gone.
@@ -135,23 +151,35 @@ export async function runExec(opts: ExecOptions): Promise<number> {
       say(`line ${n}: not JSON: ${errorMessage(err)}`);
       return;
     }
-    if (!isRecord(item) || typeof item["type"] !== "string") {
-      say(`line ${n}: expected a JSON object with a string "type", got ${Array.isArray(item) ? "array" : typeof item}`);
+    const format = opts.format ?? detectFormat(item);
+    let items: Array<ResponseItem | UnknownItem>;
+    try {
+      items = itemsOf(item, format);
+    } catch (err) {
+      // A line taken for Chat or Anthropic by its look says so: it may have been meant otherwise.
+      const guessed = opts.format === undefined && format !== "responses" ? ` (read as ${format})` : "";
+      say(`line ${n}: ${errorMessage(err)}${guessed}`);
       return;
     }
-    const { accepted, callId, reason } = runtime.submit(item as UnknownItem);
+    if (items.length === 0) logger.debug({ line: n, format }, "no tool calls; ignored");
+    for (const one of items) submit(one, n, format);
+  }
+
+  function submit(item: ResponseItem | UnknownItem, n: number, format: WireFormat): void {
+    const { accepted, callId, reason } = runtime.submit(item);
     if (accepted && callId !== undefined) {
       acceptedCallIds.push(callId);
+      formatOf.set(callId, format);
       if (reason !== undefined) say(`line ${n}: ${reason} (call ${callId} answered with this error)`);
     } else if (reason !== undefined) {
       say(`line ${n}: rejected, no output: ${reason}`);
     } else {
-      logger.debug({ line: n, type: item["type"] }, "not a tool call; ignored");
+      logger.debug({ line: n, type: item.type }, "not a tool call; ignored");
     }
   }
 
   /** The other calls' outputs with the fatal call's own placed where it was submitted. */
-  function withFatalOutput(err: FatalToolCallError): ResponseInputItem[] {
+  function withFatalOutput(err: FatalToolCallError): OutputLike[] {
     const byId = new Map([...err.outputs, err.item].map((o) => [outputCallId(o), o]));
     return acceptedCallIds.flatMap((callId) => byId.get(callId) ?? []);
   }

@@ -2,6 +2,7 @@
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { ConfigError } from "./config.js";
 import { runExec } from "./exec.js";
+import { parseFormat } from "./formats.js";
 import { exitCodeFor, EXIT_FATAL, EXIT_USAGE, InterruptedError } from "./session.js";
 import { runDemo } from "./demo.js";
 import { runServe } from "./serve.js";
@@ -38,11 +39,16 @@ const EXIT_CODES = `exit codes: 0 ok (tools may have failed), 1 fatal tool error
 const HELP: Record<string, string> = {
   exec: `usage: toolcall exec [FILE] [options]
 
-Runs model output items (Responses API JSON, one per line) from FILE or stdin; each call
+Runs model output (Responses API items, Chat Completions tool calls or Anthropic tool_use
+blocks; JSON, one per line) from FILE or stdin; each call
 starts as its line arrives. At the end of input writes one output item per call to stdout as
 JSONL, in call order. Nobody answers approvals here: a call that needs one is rejected.
 
   --events FILE      write every tool event to FILE as JSONL
+  --format FORMAT    responses | chat | anthropic: lines in and out in that provider's shape
+                     (a Chat assistant message or tool call in, a role "tool" message out; an
+                     Anthropic message or tool_use block in, a tool_result block out);
+                     default: detected per line, each answer in its line's shape
 
 ${COMMON_OPTIONS}
 
@@ -87,9 +93,9 @@ ${COMMON_OPTIONS}
 ${SANDBOX_OPTIONS}
 
 ${CONTAINER_OPTIONS}`,
-  tools: `usage: toolcall tools [--format responses|chat|mcp] [options]
+  tools: `usage: toolcall tools [--format responses|chat|anthropic|mcp] [options]
 
-Prints the tool list as the Responses API, Chat Completions or MCP expect it.
+Prints the tool list as the Responses API, Chat Completions, Anthropic or MCP expect it.
 
 ${COMMON_OPTIONS}`,
   mcp: `usage: toolcall mcp login|logout NAME [options]
@@ -114,11 +120,11 @@ ${SANDBOX_OPTIONS}`,
 const USAGE = `usage: toolcall <command> [options]
 
 commands:
-  exec [FILE]   run model output items (Responses API JSON, one per line) from FILE or stdin;
+  exec [FILE]   run model output (Responses, Chat or Anthropic JSON, one per line) from FILE or stdin;
                 write one output item per call to stdout as JSONL, in call order
   serve --stdio the JSON-RPC sidecar: many turns in one session, for agents in any language
   serve-mcp     serve the configured tools as an MCP server (stdio, or --http PORT)
-  tools         print the tool list (--format responses|chat|mcp, default responses)
+  tools         print the tool list (--format responses|chat|anthropic|mcp, default responses)
   demo          run the offline demo turn
   mcp login|logout NAME
                 authorize the MCP server NAME by OAuth, or forget its tokens
@@ -221,12 +227,17 @@ function environmentFlags(values: {
 
 const commands: Record<string, Command> = {
   exec: async (args) => {
-    const { values, positionals } = parse(args, { ...environmentOptions, events: { type: "string" } }, 1);
+    const { values, positionals } = parse(
+      args,
+      { ...environmentOptions, events: { type: "string" }, format: { type: "string" } },
+      1,
+    );
     return runExec({
       ...commonOpts(values),
       ...environmentFlags(values),
       inputFile: positionals[0],
       eventsFile: values.events,
+      format: parseFormat(values.format),
     });
   },
   serve: async (args) => {

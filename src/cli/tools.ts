@@ -1,8 +1,14 @@
-import { toChatCompletionsTools, toMcpTools, toResponsesTools, type ConfiguredToolSpec } from "../protocol/index.js";
+import {
+  toAnthropicTools,
+  toChatCompletionsTools,
+  toMcpTools,
+  toResponsesTools,
+  type ConfiguredToolSpec,
+} from "../protocol/index.js";
 import { ConfigError } from "./config.js";
 import { openSession, type CommonOptions } from "./session.js";
 
-export const TOOL_FORMATS = ["responses", "chat", "mcp"] as const;
+export const TOOL_FORMATS = ["responses", "chat", "anthropic", "mcp"] as const;
 export type ToolFormat = (typeof TOOL_FORMATS)[number];
 
 export function parseToolFormat(value: string | undefined): ToolFormat {
@@ -19,6 +25,8 @@ export function exportTools(specs: ConfiguredToolSpec[], format: ToolFormat): un
       return toResponsesTools(specs);
     case "chat":
       return toChatCompletionsTools(specs);
+    case "anthropic":
+      return toAnthropicTools(specs);
     case "mcp":
       return toMcpTools(specs);
   }

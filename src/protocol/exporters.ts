@@ -1,4 +1,11 @@
-import type { ConfiguredToolSpec, JsonSchema, ToolAnnotations, ToolSpec } from "./spec.js";
+import {
+  specName,
+  type ConfiguredToolSpec,
+  type CustomToolSpec,
+  type JsonSchema,
+  type ToolAnnotations,
+  type ToolSpec,
+} from "./spec.js";
 
 type SpecList = ReadonlyArray<ToolSpec | ConfiguredToolSpec>;
 
@@ -14,29 +21,57 @@ export type ResponsesTool =
       description: string;
       format?: { type: "grammar"; syntax: "lark" | "regex"; definition: string };
     }
-  | { type: "local_shell" };
+  | { type: "local_shell" }
+  | { type: "shell" }
+  | { type: "apply_patch" };
+
+export interface ResponsesToolsOptions {
+  /**
+   * Offer the shell tool (`shell`, `shell_command`, `local_shell`) as the Responses API's native
+   * `{type: "shell"}`: the model then sends `shell_call` items, which the same handler answers.
+   */
+  nativeShell?: boolean;
+  /** Offer `apply_patch` as the native `{type: "apply_patch"}` (`apply_patch_call` items). */
+  nativeApplyPatch?: boolean;
+}
+
+const SHELL_TOOL_NAMES: ReadonlySet<string> = new Set(["shell", "shell_command", "local_shell"]);
 
 /** The `tools` array of a Responses API request. */
-export function toResponsesTools(specs: SpecList): ResponsesTool[] {
-  return plain(specs).map((spec): ResponsesTool => {
-    switch (spec.type) {
-      case "function":
-        return {
-          type: "function",
-          name: spec.name,
-          description: spec.description,
-          parameters: spec.parameters,
-          // The Responses API defaults to strict; our schemas may use optional fields.
-          strict: spec.strict ?? false,
-        };
-      case "custom":
-        return spec.format
-          ? { type: "custom", name: spec.name, description: spec.description, format: spec.format }
-          : { type: "custom", name: spec.name, description: spec.description };
-      case "local_shell":
-        return { type: "local_shell" };
+export function toResponsesTools(specs: SpecList, opts: ResponsesToolsOptions = {}): ResponsesTool[] {
+  const out: ResponsesTool[] = [];
+  for (const spec of plain(specs)) {
+    const name = specName(spec);
+    if (opts.nativeShell && SHELL_TOOL_NAMES.has(name)) {
+      // One native shell tool, however many shell forms are registered.
+      if (!out.some((t) => t.type === "shell")) out.push({ type: "shell" });
+    } else if (opts.nativeApplyPatch && name === "apply_patch") {
+      out.push({ type: "apply_patch" });
+    } else {
+      out.push(responsesTool(spec));
     }
-  });
+  }
+  return out;
+}
+
+function responsesTool(spec: ToolSpec): ResponsesTool {
+  switch (spec.type) {
+    case "function":
+      return {
+        type: "function",
+        name: spec.name,
+        description: spec.description,
+        parameters: spec.parameters,
+        // The Responses API defaults to strict; our schemas may use optional fields.
+        strict: spec.strict ?? false,
+      };
+    case "custom":
+      return spec.format
+        ? { type: "custom", name: spec.name, description: spec.description, format: spec.format }
+        : { type: "custom", name: spec.name, description: spec.description };
+    case "local_shell":
+      return { type: "local_shell" };
+  }
 }
 
 export type ChatCompletionsTool =
@@ -53,11 +88,19 @@ export type ChatCompletionsTool =
       };
     };
 
+export interface ChatCompletionsToolsOptions {
+  /**
+   * The backend accepts custom (freeform, grammar) tools. Only OpenAI does: without this,
+   * freeform tools such as apply_patch are offered as function tools with one string `input`.
+   */
+  customTools?: boolean;
+}
+
 /**
  * The `tools` array of a Chat Completions request. The hosted `local_shell` tool has no Chat
  * Completions form and is left out (the `shell` function tool covers it).
  */
-export function toChatCompletionsTools(specs: SpecList): ChatCompletionsTool[] {
+export function toChatCompletionsTools(specs: SpecList, opts: ChatCompletionsToolsOptions = {}): ChatCompletionsTool[] {
   const out: ChatCompletionsTool[] = [];
   for (const spec of plain(specs)) {
     if (spec.type === "function") {
@@ -68,6 +111,11 @@ export function toChatCompletionsTools(specs: SpecList): ChatCompletionsTool[] {
       };
       if (spec.strict !== undefined) fn.strict = spec.strict;
       out.push({ type: "function", function: fn });
+    } else if (spec.type === "custom" && !opts.customTools) {
+      out.push({
+        type: "function",
+        function: { name: spec.name, description: spec.description, parameters: freeformInputSchema(spec) },
+      });
     } else if (spec.type === "custom") {
       out.push({
         type: "custom",
@@ -112,21 +160,43 @@ export function toMcpTools(specs: SpecList): McpToolDescription[] {
         ...(spec.annotations && { annotations: spec.annotations }),
       });
     } else if (spec.type === "custom") {
-      const grammar = spec.format
-        ? `\n\nThe input follows this ${spec.format.syntax} grammar:\n${spec.format.definition}`
-        : "";
       out.push({
         name: spec.name,
         description: spec.description,
-        inputSchema: {
-          type: "object",
-          properties: { input: { type: "string", description: `Freeform input.${grammar}` } },
-          required: ["input"],
-          additionalProperties: false,
-        },
+        inputSchema: freeformInputSchema(spec),
         ...(spec.annotations && { annotations: spec.annotations }),
       });
     }
   }
   return out;
+}
+
+/**
+ * A freeform (custom) tool for APIs without them: one string argument `input`, its grammar in
+ * the description. The handlers take a function call's `input` as the freeform text.
+ */
+function freeformInputSchema(spec: CustomToolSpec): { type: "object"; [key: string]: unknown } {
+  const grammar = spec.format
+    ? `\n\nThe input follows this ${spec.format.syntax} grammar:\n${spec.format.definition}`
+    : "";
+  return {
+    type: "object",
+    properties: { input: { type: "string", description: `Freeform input.${grammar}` } },
+    required: ["input"],
+    additionalProperties: false,
+  };
+}
+
+export interface AnthropicTool {
+  name: string;
+  description: string;
+  input_schema: { type: "object"; [key: string]: unknown };
+}
+
+/**
+ * The `tools` array of an Anthropic Messages request: function tools with their schema,
+ * freeform tools with one string `input`; `local_shell` is left out (the model calls `shell`).
+ */
+export function toAnthropicTools(specs: SpecList): AnthropicTool[] {
+  return toMcpTools(specs).map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema }));
 }

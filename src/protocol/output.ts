@@ -1,5 +1,6 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { ContentItem } from "./items.js";
+import type { ShellCallAnswer } from "./outputs.js";
 
 export type { CallToolResult };
 
@@ -12,5 +13,7 @@ export type ToolOutput =
       success?: boolean;
       /** True when the handler already applied the truncation policy. */
       bounded?: boolean;
+      /** A `shell_call`'s per-command results, already bounded; `body` is their text. */
+      shellCall?: ShellCallAnswer;
     }
   | { kind: "mcp"; result: CallToolResult };

@@ -1,20 +1,54 @@
 import type { PayloadKind } from "./call.js";
-import { outputText, type ContentItem, type ResponseInputItem } from "./items.js";
+import { outputText, type ContentItem, type ResponseInputItem, type ShellCommandOutput } from "./items.js";
 import { mcpResultBody } from "./mcpContent.js";
 import type { CallToolResult, ToolOutput } from "./output.js";
 import { isRecord } from "../util/index.js";
 
+/** The structured answer of a `shell_call` (see `ToolOutput`). */
+export interface ShellCallAnswer {
+  output: ShellCommandOutput[];
+  maxOutputLength?: number | undefined;
+}
+
 /**
  * The item that answers a call (Codex `ToolOutput::to_response_item`): custom calls get
- * `custom_tool_call_output`, local shell calls `local_shell_call_output`, everything else
- * `function_call_output`. The first two carry strings: content items are flattened to text.
+ * `custom_tool_call_output`, local shell calls `local_shell_call_output`, `shell_call` and
+ * `apply_patch_call` their own output items, everything else `function_call_output`. All but
+ * the last carry text: content items are flattened. A shell call answered with text only (a
+ * failure, an abort, a hook's addition) gets it as one command's output: stderr and exit code 1
+ * on failure, stdout and 0 otherwise.
  */
-export function responseItemFor(callId: string, kind: PayloadKind, body: string | ContentItem[]): ResponseInputItem {
+export function responseItemFor(
+  callId: string,
+  kind: PayloadKind,
+  body: string | ContentItem[],
+  success: boolean,
+  shellCall?: ShellCallAnswer,
+): ResponseInputItem {
   switch (kind) {
     case "custom":
       return { type: "custom_tool_call_output", call_id: callId, output: outputText(body) };
     case "local_shell":
       return { type: "local_shell_call_output", id: callId, output: outputText(body) };
+    case "apply_patch_call":
+      return {
+        type: "apply_patch_call_output",
+        call_id: callId,
+        status: success ? "completed" : "failed",
+        output: outputText(body),
+      };
+    case "shell_call": {
+      const text = outputText(body);
+      const output: ShellCommandOutput[] = shellCall?.output ?? [
+        success
+          ? { stdout: text, stderr: "", outcome: { type: "exit", exit_code: 0 } }
+          : { stdout: "", stderr: text, outcome: { type: "exit", exit_code: 1 } },
+      ];
+      const max = shellCall?.maxOutputLength;
+      return max === undefined
+        ? { type: "shell_call_output", call_id: callId, output }
+        : { type: "shell_call_output", call_id: callId, output, max_output_length: max };
+    }
     default:
       return { type: "function_call_output", call_id: callId, output: body };
   }
@@ -29,6 +63,8 @@ export interface OutputBody {
   success?: boolean | undefined;
   /** The handler already applied the truncation policy. */
   bounded?: boolean | undefined;
+  /** A `shell_call`'s per-command results (answered as such unless a hook replaced the text). */
+  shellCall?: ShellCallAnswer | undefined;
 }
 
 const isContentItem = (v: unknown): v is ContentItem =>

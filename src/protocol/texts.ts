@@ -7,6 +7,8 @@ import { formatSeconds, formatSecondsExact } from "../util/index.js";
 export const texts = {
   unsupportedCall: (name: string, custom: boolean): string =>
     custom ? `unsupported custom tool call: ${name}` : `unsupported call: ${name}`,
+  unsupportedItemType: (type: string, callId: string | undefined): string =>
+    `unsupported item type ${type}${callId === undefined ? "" : ` (call ${callId})`}: no tool answers it`,
   incompatiblePayload: (name: string): string => `tool ${name} invoked with incompatible payload`,
   argumentsNotString: "failed to parse function arguments: arguments must be a JSON string",
   argumentsNotJson: (parserMessage: string): string => `failed to parse function arguments: ${parserMessage}`,

@@ -1,6 +1,9 @@
 import {
   FunctionCallError,
+  HOSTED_CALL_TYPES,
   texts,
+  type ApplyPatchOperation,
+  type ShellCallParams,
   type PayloadKind,
   type ShellToolCallParams,
   type ToolCall,
@@ -87,17 +90,76 @@ function localShellCall(item: Record<string, unknown>): BuiltToolCall {
   return { toolName: "local_shell", callId: id, payload: { kind: "local_shell", params } };
 }
 
+const optionalPositive = (v: unknown): v is number | null | undefined =>
+  v == null || (typeof v === "number" && Number.isFinite(v) && v > 0);
+
+/** A Responses `shell_call`, for whichever shell tool is registered (`shellTool`). */
+function shellCall(item: Record<string, unknown>, callId: string, shellTool: string): BuiltToolCall {
+  const fail = (message: string): ToolCallFailure => failed(callId, shellTool, "shell_call", message);
+  const action = item["action"];
+  if (!isRecord(action)) return fail("shell_call action must be an object");
+  const { commands, timeout_ms: timeoutMs, max_output_length: max } = action;
+  if (!isStringArray(commands) || commands.length === 0) {
+    return fail("shell_call action.commands must be a non-empty array of strings");
+  }
+  if (!optionalPositive(timeoutMs)) return fail("shell_call action.timeout_ms must be a positive number");
+  if (!optionalPositive(max) || (max != null && !Number.isInteger(max))) {
+    return fail("shell_call action.max_output_length must be a positive integer");
+  }
+  const params: ShellCallParams = { commands };
+  if (timeoutMs != null) params.timeoutMs = timeoutMs;
+  if (max != null) params.maxOutputLength = max;
+  return { toolName: shellTool, callId, payload: { kind: "shell_call", params } };
+}
+
+/** A Responses `apply_patch_call`, for the `apply_patch` tool. */
+function applyPatchCall(item: Record<string, unknown>, callId: string): BuiltToolCall {
+  const fail = (message: string): ToolCallFailure => failed(callId, "apply_patch", "apply_patch_call", message);
+  const op = item["operation"];
+  if (!isRecord(op)) return fail("apply_patch_call operation must be an object");
+  const { type, path, diff } = op;
+  if (!nonEmptyString(path)) return fail("apply_patch_call operation.path must be a non-empty string");
+  let operation: ApplyPatchOperation;
+  if (type === "delete_file") operation = { type, path };
+  else if (type === "create_file" || type === "update_file") {
+    if (typeof diff !== "string") return fail(`apply_patch_call operation.diff must be a string for ${type}`);
+    operation = { type, path, diff };
+  } else {
+    return fail(
+      `apply_patch_call operation.type must be create_file, update_file or delete_file, got ${JSON.stringify(type)}`,
+    );
+  }
+  return { toolName: "apply_patch", callId, payload: { kind: "apply_patch_call", operation } };
+}
+
 /**
  * Model output item -> `ToolCall`, as a value: null for items that are not tool calls, a
  * `ToolCallFailure` (with whatever call id and name the item has) for tool items that cannot
  * become one.
- * `resolveMcp` maps a qualified name to its MCP tool by exact lookup.
+ * `resolveMcp` maps a qualified name to its MCP tool by exact lookup; `shellTool` names the tool
+ * that answers `shell_call` items (asked only for those).
  */
-export function buildCall(item: unknown, resolveMcp: (name: string) => McpToolRef | undefined): BuiltToolCall {
+export function buildCall(
+  item: unknown,
+  resolveMcp: (name: string) => McpToolRef | undefined,
+  shellTool: () => string = () => "shell",
+): BuiltToolCall {
   if (!isRecord(item)) return null;
   const type = item["type"];
   if (type === "local_shell_call") return localShellCall(item);
-  if (type !== "function_call" && type !== "custom_tool_call") return null;
+  if (type === "shell_call" || type === "apply_patch_call") {
+    const callId = itemCallId(item);
+    const toolName = type === "shell_call" ? shellTool() : "apply_patch";
+    if (callId === undefined) return failed(undefined, toolName, type, `${type} without call_id`);
+    return type === "shell_call" ? shellCall(item, callId, toolName) : applyPatchCall(item, callId);
+  }
+  if (type !== "function_call" && type !== "custom_tool_call") {
+    // Never silent (DESIGN section 13): a call of a kind we cannot answer is rejected, not
+    // ignored, or the provider fails the next request for want of its output.
+    if (typeof type !== "string" || !type.endsWith("_call") || HOSTED_CALL_TYPES.has(type)) return null;
+    const id = itemCallId(item);
+    return failed(undefined, "", "function", texts.unsupportedItemType(type, id));
+  }
 
   const payloadKind = type === "function_call" ? "function" : "custom";
   const name = itemToolName(item);

@@ -276,5 +276,6 @@ export async function postToolUse<Ctx>(
   const extra = post.additionalContext.join("\n");
   const withContext: OutputBody["body"] =
     typeof body.body === "string" ? `${body.body}\n\n${extra}` : [...body.body, { type: "input_text", text: extra }];
-  return { ...body, body: withContext };
+  // A shell call's structured answer has no place for the context: it is answered as text.
+  return { ...body, body: withContext, shellCall: undefined };
 }

@@ -167,8 +167,12 @@ export class ToolRouter<Ctx = unknown> {
 
   /** `buildToolCall` as a value: never throws. */
   tryBuildToolCall(item: ResponseItem | UnknownItem): BuiltToolCall {
-    return buildCall(item, this.resolveMcp);
+    return buildCall(item, this.resolveMcp, this.shellTool);
   }
+
+  /** `shell_call` items go to the registered shell tool, whichever form it was offered in. */
+  private readonly shellTool = (): string =>
+    !this.registry.lookup("shell") && this.registry.lookup("shell_command") ? "shell_command" : "shell";
 
   /** A registered tool wins over an MCP tool listed later under the same name. */
   private readonly resolveMcp = (name: string): McpToolRef | undefined =>
@@ -503,7 +507,8 @@ function answerWith(
   timing: DispatchResult["timing"],
 ): DispatchResult {
   const bounded = body.bounded === true ? body.body : truncateBody(body.body, turn.truncationPolicy);
-  return { item: responseItemFor(call.callId, call.payload.kind, bounded), success: body.success !== false, timing };
+  const success = body.success !== false;
+  return { item: responseItemFor(call.callId, call.payload.kind, bounded, success, body.shellCall), success, timing };
 }
 
 function failureText<Ctx>(call: ToolCall, err: unknown, opts: DispatchOptions<Ctx>): string {
@@ -532,12 +537,19 @@ function invocationArgs(call: ToolCall, validate: ArgumentValidator | null): unk
       return payload.input;
     case "local_shell":
       return payload.params;
+    // What hooks and middleware see: the item's own fields.
+    case "shell_call": {
+      const { commands, timeoutMs, maxOutputLength } = payload.params;
+      return { commands, timeout_ms: timeoutMs ?? null, max_output_length: maxOutputLength ?? null };
+    }
+    case "apply_patch_call":
+      return payload.operation;
   }
 }
 
 /** A failure answer, bounded like every other output. */
 function failure(call: ToolCall, text: string, turn: TurnContext, timing: DispatchResult["timing"]): DispatchResult {
-  const item = responseItemFor(call.callId, call.payload.kind, truncateBody(text, turn.truncationPolicy));
+  const item = responseItemFor(call.callId, call.payload.kind, truncateBody(text, turn.truncationPolicy), false);
   return { item, success: false, timing };
 }
 

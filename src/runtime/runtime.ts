@@ -469,7 +469,7 @@ export class ToolCallRuntime<Ctx = unknown> {
   /** Settles the call with a text answer, bounded like every other output. */
   private answer(record: CallRecord<Ctx>, text: string, aborted: boolean): void {
     const body = truncateBody(text, this.turn.truncationPolicy);
-    this.finish(record, responseItemFor(record.callId, record.payloadKind, body), false, aborted);
+    this.finish(record, responseItemFor(record.callId, record.payloadKind, body, false), false, aborted);
   }
 
   private finish(

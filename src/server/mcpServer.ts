@@ -10,6 +10,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import {
   specName,
+  outputContent,
   toMcpContent,
   type ApprovalDecision,
   type ApprovalRequest,
@@ -158,7 +159,7 @@ export class McpToolService {
       // A proxied server's answer goes out as it came (flattening is for the model only).
       const whole = this.whole.get(callId);
       if (whole && !outcome.aborted) return whole;
-      return { content: toMcpContent(outcome.item.output), isError: !outcome.success };
+      return { content: toMcpContent(outputContent(outcome.item)), isError: !outcome.success };
     } catch (err) {
       if (err instanceof FatalToolCallError) return failure(err.message);
       throw err;

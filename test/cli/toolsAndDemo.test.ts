@@ -12,13 +12,14 @@ describe("toolcall tools (child process)", () => {
   it("prints the configured tools in each provider format", async () => {
     await withTempDir(async (dir) => {
       await writeFile(path.join(dir, "toolcall.toml"), '[tools]\nshell = "shell_command"\napply_patch = "freeform"\n');
-      const [responses, chat, mcp, bad] = await Promise.all([
+      const [responses, chat, mcp, anthropic, bad] = await Promise.all([
         runCli(["tools"], { cwd: dir }),
         runCli(["tools", "--format", "chat"], { cwd: dir }),
         runCli(["tools", "--format", "mcp"], { cwd: dir }),
+        runCli(["tools", "--format", "anthropic"], { cwd: dir }),
         runCli(["tools", "--format", "gemini"], { cwd: dir }),
       ]);
-      for (const r of [responses, chat, mcp]) expect(r.code).toBe(0);
+      for (const r of [responses, chat, mcp, anthropic]) expect(r.code).toBe(0);
 
       const rTools = JSON.parse(responses.stdout) as Array<Record<string, unknown>>;
       expect(rTools.find((t) => t["name"] === "shell_command")).toMatchObject({ type: "function", strict: false });
@@ -28,9 +29,19 @@ describe("toolcall tools (child process)", () => {
       });
       expect(rTools.some((t) => t["name"] === "shell")).toBe(false);
 
+      // Most Chat-compatible servers reject custom tools: apply_patch is a function taking `input`.
       const cTools = JSON.parse(chat.stdout) as Array<Record<string, { name?: string }>>;
       expect(cTools.find((t) => t["function"]?.name === "read_file")).toMatchObject({ type: "function" });
-      expect(cTools.find((t) => t["custom"]?.name === "apply_patch")).toMatchObject({ type: "custom" });
+      expect(cTools.find((t) => t["function"]?.name === "apply_patch")).toMatchObject({
+        type: "function",
+        function: { parameters: { type: "object", required: ["input"] } },
+      });
+      expect(cTools.every((t) => (t["type"] as unknown) === "function")).toBe(true);
+
+      const aTools = JSON.parse(anthropic.stdout) as Array<Record<string, unknown>>;
+      expect(aTools.find((t) => t["name"] === "apply_patch")).toMatchObject({
+        input_schema: { type: "object", required: ["input"] },
+      });
 
       const mTools = JSON.parse(mcp.stdout) as Array<Record<string, unknown>>;
       expect(mTools.find((t) => t["name"] === "apply_patch")).toMatchObject({
@@ -39,7 +50,7 @@ describe("toolcall tools (child process)", () => {
       expect(mTools.every((t) => !("type" in t))).toBe(true);
 
       expect(bad.code).toBe(2);
-      expect(bad.stderr).toContain('--format: expected one of responses, chat, mcp, got "gemini"');
+      expect(bad.stderr).toContain('--format: expected one of responses, chat, anthropic, mcp, got "gemini"');
     });
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   FunctionCallError,
+  toAnthropicTools,
   toChatCompletionsTools,
   toMcpTools,
   toResponsesTools,
@@ -64,8 +65,35 @@ describe("spec exporters", () => {
     ]);
   });
 
-  it("Chat Completions tools (local_shell has no chat form)", () => {
-    expect(toChatCompletionsTools(specs)).toEqual([
+  it("Chat Completions tools: freeform tools as a function with one string `input` unless custom tools are accepted", () => {
+    const [readFile, patch] = toChatCompletionsTools(specs);
+    expect(readFile).toEqual({
+      type: "function",
+      function: {
+        name: "read_file",
+        description: "Read",
+        parameters: { type: "object", properties: { p: { type: "string" } } },
+      },
+    });
+    expect(patch).toEqual({
+      type: "function",
+      function: {
+        name: "apply_patch",
+        description: "Patch",
+        parameters: {
+          type: "object",
+          properties: {
+            input: { type: "string", description: "Freeform input.\n\nThe input follows this lark grammar:\nstart: x" },
+          },
+          required: ["input"],
+          additionalProperties: false,
+        },
+      },
+    });
+  });
+
+  it("Chat Completions tools with customTools (local_shell has no chat form)", () => {
+    expect(toChatCompletionsTools(specs, { customTools: true })).toEqual([
       {
         type: "function",
         function: {
@@ -81,6 +109,42 @@ describe("spec exporters", () => {
           description: "Patch",
           format: { type: "grammar", grammar: { syntax: "lark", definition: "start: x" } },
         },
+      },
+    ]);
+  });
+
+  it("Responses tools can offer the native shell and apply_patch tool types", () => {
+    const shells: ConfiguredToolSpec[] = [
+      ...specs,
+      {
+        spec: { type: "function", name: "shell", description: "Run", parameters: { type: "object" } },
+        supportsParallelToolCalls: true,
+      },
+    ];
+    expect(toResponsesTools(shells, { nativeShell: true, nativeApplyPatch: true })).toEqual([
+      expect.objectContaining({ type: "function", name: "read_file" }),
+      { type: "apply_patch" },
+      { type: "shell" },
+    ]);
+    expect(toResponsesTools(shells, { nativeApplyPatch: true }).map((t) => t.type)).toEqual([
+      "function",
+      "apply_patch",
+      "local_shell",
+      "function",
+    ]);
+  });
+
+  it("Anthropic tools: input_schema; freeform tools take one string `input`; local_shell left out", () => {
+    expect(toAnthropicTools(specs)).toEqual([
+      {
+        name: "read_file",
+        description: "Read",
+        input_schema: { type: "object", properties: { p: { type: "string" } } },
+      },
+      {
+        name: "apply_patch",
+        description: "Patch",
+        input_schema: expect.objectContaining({ required: ["input"], properties: { input: expect.any(Object) } }),
       },
     ]);
   });

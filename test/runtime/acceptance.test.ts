@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { pino } from "pino";
 import { describe, expect, it } from "vitest";
 import { outputCallId, type ToolHandler, type UnknownItem } from "../../src/index.js";
 import { fc, makeRuntime, text } from "../support/harness.js";
@@ -176,6 +177,36 @@ describe("accepting items", () => {
     }
     expect(await runtime.drain()).toEqual([]);
     expect(events).toEqual([]);
+  });
+
+  it("rejects, with an event and a log line naming its type, a *_call item no tool answers; hosted calls stay ignored", async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const logger = pino(
+      { level: "warn" },
+      { write: (l: string) => lines.push(JSON.parse(l) as Record<string, unknown>) },
+    );
+    const { runtime, events } = makeRuntime([{ name: "t", handler: echo }], { turn: { logger } });
+    const future = { type: "browser_call", call_id: "b1", action: { url: "https://example.com" } };
+    expect(runtime.submit(future)).toEqual({
+      accepted: false,
+      reason: "unsupported item type browser_call (call b1): no tool answers it",
+    });
+    expect(runtime.submit({ type: "computer_call", call_id: "hosted", action: {} })).toEqual({ accepted: false });
+    for (const hosted of ["web_search_call", "file_search_call", "mcp_call", "image_generation_call"]) {
+      runtime.submit({ type: hosted, id: "h" });
+    }
+    expect(await runtime.drain()).toEqual([]);
+    expect(events).toEqual([
+      {
+        type: "tool_call_rejected",
+        callId: "",
+        toolName: "browser_call",
+        reason: "unsupported item type browser_call (call b1): no tool answers it",
+      },
+    ]);
+    expect(lines).toEqual([
+      expect.objectContaining({ msg: "tool call rejected", toolName: "browser_call", reason: expect.any(String) }),
+    ]);
   });
 
   it("emits begin and end once per accepted call; a throwing listener changes nothing", async () => {

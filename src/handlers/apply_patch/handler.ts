@@ -1,11 +1,32 @@
-import { type ToolPayload, FunctionCallError, type ToolOutput } from "../../protocol/index.js";
+import {
+  type ApplyPatchOperation,
+  type ToolPayload,
+  FunctionCallError,
+  type ToolOutput,
+} from "../../protocol/index.js";
 import type { FileReadLedger, PolicySubject, ToolFactory, ToolHandler, ToolInvocation } from "../../registry/index.js";
 import { APPLY_PATCH_FREEFORM_SPEC, APPLY_PATCH_FUNCTION_SPEC } from "./definition.js";
 import { applyPatchFor, patchPolicySubject } from "./toolCall.js";
 
-/** The patch text: the raw input of a custom call, or `input` of a function call. */
+/**
+ * A Responses `apply_patch_call` operation as a patch in Codex's format: a V4A diff is the body
+ * of an `Add File` (every line `+`) or `Update File` section.
+ */
+export function operationPatch(op: ApplyPatchOperation): string {
+  const body = op.type === "delete_file" ? "" : op.diff.replace(/\r?\n$/, "");
+  const header =
+    op.type === "create_file"
+      ? `*** Add File: ${op.path}`
+      : op.type === "update_file"
+        ? `*** Update File: ${op.path}`
+        : `*** Delete File: ${op.path}`;
+  return ["*** Begin Patch", header, ...(body === "" ? [] : [body]), "*** End Patch"].join("\n");
+}
+
+/** The patch text: the raw input of a custom call, `input` of a function call, or an `apply_patch_call`'s operation. */
 function patchText(inv: ToolInvocation): string {
   if (inv.payload.kind === "custom") return inv.payload.input;
+  if (inv.payload.kind === "apply_patch_call") return operationPatch(inv.payload.operation);
   const input = (inv.args as { input?: unknown } | null)?.input;
   if (typeof input !== "string") {
     // Reached when a function call meets the freeform spec, which has no schema to check it.
@@ -25,7 +46,7 @@ export class ApplyPatchHandler implements ToolHandler {
   constructor(private readonly fileReads?: FileReadLedger) {}
 
   matchesKind(payload: ToolPayload): boolean {
-    return payload.kind === "custom" || payload.kind === "function";
+    return payload.kind === "custom" || payload.kind === "function" || payload.kind === "apply_patch_call";
   }
 
   isMutating(): boolean {

@@ -1,4 +1,4 @@
-export { ApplyPatchHandler, applyPatchToolFactory, type ApplyPatchToolConfig } from "./handler.js";
+export { ApplyPatchHandler, applyPatchToolFactory, operationPatch, type ApplyPatchToolConfig } from "./handler.js";
 export { applyPatch, type ApplyPatchOptions, type ApplyPatchResult } from "./applyPatch.js";
 export { applyPatchFor, patchPolicySubject, type ApplyPatchCaller, type ApplyPatchOutcome } from "./toolCall.js";
 export { parseApplyPatchCommand, type ApplyPatchCommand } from "./shellCommand.js";

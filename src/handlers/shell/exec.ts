@@ -16,3 +16,9 @@ export async function resolveWorkdir(cwd: string, workdir?: string): Promise<str
   if (problem !== undefined) throw FunctionCallError.respondToModel(problem);
   return dir;
 }
+
+/** The user's shell: `$SHELL`, else `/bin/bash`. */
+export function userShell(env: NodeJS.ProcessEnv = process.env): string {
+  const shell = env["SHELL"];
+  return shell !== undefined && shell.trim() !== "" ? shell : "/bin/bash";
+}

@@ -1,6 +1,16 @@
-import { texts, type ExecEnvironment, type ToolCall, type ToolOutput, type ToolPayload } from "../../protocol/index.js";
+import {
+  shellOutputText,
+  texts,
+  type ExecEnvironment,
+  type ShellCallParams,
+  type ShellCommandOutput,
+  type ToolCall,
+  type ToolOutput,
+  type ToolPayload,
+} from "../../protocol/index.js";
 import type { FileReadLedger, PolicySubject, ToolHandler, ToolInvocation } from "../../registry/index.js";
 import { boundCaptured, budgetBytes, emitEvent, type SpillStore, type TruncationPolicy } from "../../turn/index.js";
+import { shellCallRequests, shellStreamBudget } from "./shellCall.js";
 import { environmentOf, runCommand, sandboxStopped, type RunResult } from "../../sandbox/index.js";
 import { applyPatchFor, parseApplyPatchCommand, type ApplyPatchOutcome } from "../apply_patch/index.js";
 import { applyPatchCommandSubject, interceptedApplyPatch } from "./applyPatchCommand.js";
@@ -73,6 +83,18 @@ export abstract class ExecHandler<Ctx = unknown> implements ToolHandler<Ctx> {
   /** The command line a call asks for; `args` are its parsed function arguments. */
   protected abstract request(payload: ToolPayload, args: unknown): ExecRequest;
 
+  /** Function calls and the Responses API's `shell_call` items. */
+  matchesKind(payload: ToolPayload): boolean {
+    return payload.kind === "function" || payload.kind === "shell_call";
+  }
+
+  /** Every command a call runs: one, or a `shell_call`'s list. */
+  private requests(payload: ToolPayload, args: unknown): ExecRequest[] {
+    return payload.kind === "shell_call"
+      ? shellCallRequests(payload.params, this.options.timeoutMs)
+      : [this.request(payload, args)];
+  }
+
   /** apply_patch run as a command is exclusive, as the apply_patch tool is. */
   supportsParallel(call: ToolCall): boolean {
     const payload = call.payload;
@@ -82,28 +104,38 @@ export abstract class ExecHandler<Ctx = unknown> implements ToolHandler<Ctx> {
     // cannot be shown safe, so the call runs exclusively (it will fail validation anyway).
     try {
       const args: unknown = payload.kind === "function" ? JSON.parse(payload.arguments || "{}") : undefined;
-      const req = this.request(payload, args);
-      if (!Array.isArray(req.argv) || !req.argv.every((a) => typeof a === "string")) return false;
-      if (mayPatch && parseApplyPatchCommand(req.argv) !== undefined) return false;
-      return !this.options.nonSafeExclusive || knownSafe(req);
+      return this.requests(payload, args).every((req) => {
+        if (!Array.isArray(req.argv) || !req.argv.every((a) => typeof a === "string")) return false;
+        if (mayPatch && parseApplyPatchCommand(req.argv) !== undefined) return false;
+        return !this.options.nonSafeExclusive || knownSafe(req);
+      });
     } catch {
       return false;
     }
   }
 
   isMutating(inv: ToolInvocation<Ctx>): boolean {
-    const req = this.request(inv.payload, inv.args);
-    return !knownSafe(req) || parseApplyPatchCommand(req.argv) !== undefined;
+    return this.requests(inv.payload, inv.args).some(
+      (req) => !knownSafe(req) || parseApplyPatchCommand(req.argv) !== undefined,
+    );
   }
 
   /**
    * The plain commands the call runs, as permission rules see them (DESIGN section 11); for
    * apply_patch run as a command, the apply_patch tool's subject (its paths, judged by
-   * apply_patch's rules).
+   * apply_patch's rules). A `shell_call`'s commands are judged together: an unparsable one
+   * makes the whole list unparsable.
    */
   policySubject(inv: ToolInvocation<Ctx>): PolicySubject {
-    const { argv, workdir } = this.request(inv.payload, inv.args);
-    return applyPatchCommandSubject(argv, workdir) ?? { commands: plainCommands(argv), summary: commandLine(argv) };
+    const reqs = this.requests(inv.payload, inv.args);
+    const [only] = reqs;
+    if (reqs.length === 1 && only) {
+      const { argv, workdir } = only;
+      return applyPatchCommandSubject(argv, workdir) ?? { commands: plainCommands(argv), summary: commandLine(argv) };
+    }
+    const lists = reqs.map((r) => plainCommands(r.argv));
+    const commands = lists.every((l) => l !== null) ? lists.flat() : null;
+    return { commands, summary: reqs.map((r) => commandLine(r.argv)).join("\n") };
   }
 
   /** The bounded capture of an invocation's output (its size is what the call holds in memory). */
@@ -120,19 +152,26 @@ export abstract class ExecHandler<Ctx = unknown> implements ToolHandler<Ctx> {
   }
 
   async handle(inv: ToolInvocation<Ctx>): Promise<ToolOutput> {
+    if (inv.payload.kind === "shell_call") return this.shellCall(inv, inv.payload.params);
     const req = this.request(inv.payload, inv.args);
     const { turn } = inv;
     const env = environmentOf(turn);
     const cwd = await resolveWorkdir(turn.cwd, req.workdir);
     const patch = interceptedApplyPatch(req.argv, cwd);
     if (patch !== undefined) return this.applyPatch(inv, req, patch.patch, patch.cwd);
-    let run = await this.run(inv, env, req, cwd, true);
-    if (run.escalatable && inv.escalate) {
-      const summary = commandLine(req.argv);
-      if (await inv.escalate({ reason: texts.escalateCommand, summary }))
-        run = await this.run(inv, env, req, cwd, false);
-    }
-    return run.output;
+    return (await this.escalating(inv, req, (sandboxed) => this.run(inv, env, req, cwd, sandboxed))).output;
+  }
+
+  /** A run the sandbox stopped is run again outside it when a person allows. */
+  private async escalating<T extends { escalatable: boolean }>(
+    inv: ToolInvocation<Ctx>,
+    req: ExecRequest,
+    attempt: (sandboxed: boolean) => Promise<T>,
+  ): Promise<T> {
+    const run = await attempt(true);
+    if (!run.escalatable || !inv.escalate) return run;
+    const allowed = await inv.escalate({ reason: texts.escalateCommand, summary: commandLine(req.argv) });
+    return allowed ? attempt(false) : run;
   }
 
   /**
@@ -195,11 +234,93 @@ export abstract class ExecHandler<Ctx = unknown> implements ToolHandler<Ctx> {
     cwd: string,
     sandboxed: boolean,
   ): Promise<{ output: ToolOutput; escalatable: boolean }> {
-    const { turn, callId, toolName } = inv;
+    const { turn, callId } = inv;
     const timeoutMs = req.timeoutMs ?? this.options.timeoutMs;
     const capture = captureFor(turn.truncationPolicy);
     this.captures.set(inv, capture);
     const sink = this.options.spill ? new SpillingCapture(capture, this.options.spill, callId) : capture;
+    const result = await this.execute(inv, env, req, cwd, sandboxed, (_stream, chunk) => {
+      sink.append(chunk);
+    });
+    const captured = capture.snapshot();
+    const failed = result.exitCode !== 0 || result.timedOut || result.aborted;
+    const escalatable = sandboxStopped(
+      env,
+      { sandboxed, exitCode: result.timedOut || result.aborted ? undefined : result.exitCode },
+      captured,
+    );
+    const summary = { ...result, timeoutMs };
+    const spilled =
+      sink instanceof SpillingCapture
+        ? await sink.finish(turn.truncationPolicy, Buffer.byteLength(timedOutPrefix(summary)))
+        : undefined;
+    const body = formatExecOutput(summary, captured, turn.truncationPolicy, spilled);
+    return { output: { kind: "function", body, success: !failed, bounded: true }, escalatable };
+  }
+
+  /**
+   * A `shell_call`: its commands one after another, each by the user's shell, each answered
+   * with its own stdout, stderr and outcome; a timeout or abort ends the call (later commands
+   * do not run). A command the sandbox stopped may be rerun outside it when a person allows.
+   */
+  private async shellCall(inv: ToolInvocation<Ctx>, params: ShellCallParams): Promise<ToolOutput> {
+    const { turn } = inv;
+    const env = environmentOf(turn);
+    const cwd = await resolveWorkdir(turn.cwd);
+    const budget = shellStreamBudget(turn.truncationPolicy, params.maxOutputLength);
+    const output: ShellCommandOutput[] = [];
+    for (const req of shellCallRequests(params, this.options.timeoutMs)) {
+      const run = await this.escalating(inv, req, (sandboxed) =>
+        this.runStreams(inv, env, req, cwd, sandboxed, budget),
+      );
+      output.push(run.output);
+      if (run.output.outcome.type === "timeout" || inv.signal.aborted) break;
+    }
+    const success = output.every((o) => o.outcome.type === "exit" && o.outcome.exit_code === 0);
+    const shellCall = { output, maxOutputLength: params.maxOutputLength };
+    return { kind: "function", body: shellOutputText(output), success, bounded: true, shellCall };
+  }
+
+  /** One command of a shell call, its streams captured apart and bounded to `budget` each. */
+  private async runStreams(
+    inv: ToolInvocation<Ctx>,
+    env: ExecEnvironment,
+    req: ExecRequest,
+    cwd: string,
+    sandboxed: boolean,
+    budget: TruncationPolicy,
+  ): Promise<{ output: ShellCommandOutput; escalatable: boolean }> {
+    const streams = { stdout: captureFor(budget), stderr: captureFor(budget) };
+    // The aborted output shows what the command wrote to stdout, as for other commands.
+    this.captures.set(inv, streams.stdout);
+    const result = await this.execute(inv, env, req, cwd, sandboxed, (stream, chunk) => {
+      streams[stream].append(chunk);
+    });
+    const stderr = streams.stderr.snapshot();
+    const escalatable = sandboxStopped(
+      env,
+      { sandboxed, exitCode: result.timedOut || result.aborted ? undefined : result.exitCode },
+      stderr,
+    );
+    const output: ShellCommandOutput = {
+      stdout: boundCaptured("", streams.stdout.snapshot(), budget).text,
+      stderr: boundCaptured("", stderr, budget).text,
+      outcome: result.timedOut ? { type: "timeout" } : { type: "exit", exit_code: result.exitCode },
+    };
+    return { output, escalatable };
+  }
+
+  /** Runs one request between its begin and end events, streaming output deltas. */
+  private async execute(
+    inv: ToolInvocation<Ctx>,
+    env: ExecEnvironment,
+    req: ExecRequest,
+    cwd: string,
+    sandboxed: boolean,
+    onOutput: (stream: "stdout" | "stderr", chunk: Buffer) => void,
+  ): Promise<RunResult> {
+    const { turn, callId, toolName } = inv;
+    const timeoutMs = req.timeoutMs ?? this.options.timeoutMs;
     const deltas = turn.onEvent ? new OutputDeltas(turn, callId, toolName) : undefined;
     const started = now();
     emitEvent(turn, { type: "exec_command_begin", callId, toolName, command: req.argv, cwd });
@@ -213,7 +334,7 @@ export abstract class ExecHandler<Ctx = unknown> implements ToolHandler<Ctx> {
           signal: inv.signal,
           killGraceMs: this.options.killGraceMs,
           onOutput: (stream, chunk) => {
-            sink.append(chunk);
+            onOutput(stream, chunk);
             deltas?.push(stream, chunk);
           },
         },
@@ -242,22 +363,9 @@ export abstract class ExecHandler<Ctx = unknown> implements ToolHandler<Ctx> {
       aborted: result.aborted,
     });
     turn.logger.debug(
-      { callId, toolName, exitCode: result.exitCode, timedOut: result.timedOut, bytes: capture.totalBytes, sandboxed },
+      { callId, toolName, exitCode: result.exitCode, timedOut: result.timedOut, sandboxed },
       "command finished",
     );
-    const captured = capture.snapshot();
-    const failed = result.exitCode !== 0 || result.timedOut || result.aborted;
-    const escalatable = sandboxStopped(
-      env,
-      { sandboxed, exitCode: result.timedOut || result.aborted ? undefined : result.exitCode },
-      captured,
-    );
-    const summary = { ...result, timeoutMs };
-    const spilled =
-      sink instanceof SpillingCapture
-        ? await sink.finish(turn.truncationPolicy, Buffer.byteLength(timedOutPrefix(summary)))
-        : undefined;
-    const body = formatExecOutput(summary, captured, turn.truncationPolicy, spilled);
-    return { output: { kind: "function", body, success: !failed, bounded: true }, escalatable };
+    return result;
   }
 }

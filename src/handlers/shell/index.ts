@@ -47,7 +47,7 @@ export function shellToolFactory(config: ShellToolConfig, ctx?: ToolFactoryConte
 }
 
 export { ShellHandler, type ShellArgs } from "./shellHandler.js";
-export { ShellCommandHandler, userShell, type ShellCommandArgs } from "./shellCommandHandler.js";
+export { ShellCommandHandler, type ShellCommandArgs } from "./shellCommandHandler.js";
 export {
   ExecHandler,
   MAX_CAPTURE_SIDE_BYTES,
@@ -56,7 +56,7 @@ export {
   type ExecHandlerOptions,
 } from "./execHandler.js";
 export { SHELL_SPEC, SHELL_COMMAND_SPEC } from "./definition.js";
-export { resolveWorkdir } from "./exec.js";
+export { resolveWorkdir, userShell } from "./exec.js";
 export { interceptApplyPatch, interceptedApplyPatch, applyPatchCommandSubject } from "./applyPatchCommand.js";
 export { HeadTailBuffer } from "./outputBuffer.js";
 export { SpillingCapture } from "./spillCapture.js";

@@ -1,4 +1,5 @@
 import type { ToolPayload } from "../../protocol/index.js";
+import { userShell } from "./exec.js";
 import { ExecHandler, type ExecRequest } from "./execHandler.js";
 
 /** Arguments of a `shell_command` call (validated against `SHELL_COMMAND_SPEC`). */
@@ -7,12 +8,6 @@ export interface ShellCommandArgs {
   workdir?: string;
   login?: boolean;
   timeout_ms?: number;
-}
-
-/** The user's shell: `$SHELL`, else `/bin/bash`. */
-export function userShell(env: NodeJS.ProcessEnv = process.env): string {
-  const shell = env["SHELL"];
-  return shell !== undefined && shell.trim() !== "" ? shell : "/bin/bash";
 }
 
 /**

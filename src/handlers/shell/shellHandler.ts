@@ -13,8 +13,8 @@ export interface ShellArgs {
  * parameters arrive already parsed (and may carry `env`).
  */
 export class ShellHandler<Ctx = unknown> extends ExecHandler<Ctx> {
-  matchesKind(payload: ToolPayload): boolean {
-    return payload.kind === "function" || payload.kind === "local_shell";
+  override matchesKind(payload: ToolPayload): boolean {
+    return payload.kind === "local_shell" || super.matchesKind(payload);
   }
 
   protected request(payload: ToolPayload, args: unknown): ExecRequest {

@@ -1,0 +1,20 @@
+export { toolAnswer, type OutputLike, type ToolAnswer } from "./outcomes.js";
+export {
+  fromChatCompletions,
+  toChatCompletionsMessages,
+  type ChatMessage,
+  type ChatToolCall,
+  type ChatToolMessage,
+  type ChatUserContentPart,
+  type ChatUserMessage,
+} from "./chat.js";
+export {
+  fromAnthropic,
+  toAnthropicToolResults,
+  type AnthropicContentBlock,
+  type AnthropicImageBlock,
+  type AnthropicImageMediaType,
+  type AnthropicTextBlock,
+  type AnthropicToolResultBlock,
+  type AnthropicToolUseBlock,
+} from "./anthropic.js";
