@@ -67,7 +67,10 @@ describe("Chat Completions", () => {
       {
         role: "tool",
         tool_call_id: "call_q1W9eR7tY5uI3oP0aS8dF6gH",
-        content: "Success. Updated the following files:\nA from-chat.txt\n",
+        // Codex 0.169's apply_patch answer: a run, then the summary.
+        content: expect.stringMatching(
+          /^Exit code: 0\nWall time: [\d.]+ seconds\nOutput:\nSuccess\. Updated the following files:\nA from-chat\.txt\n$/,
+        ),
       },
     ]);
     expect(await readFile(path.join(dir, "from-chat.txt"), "utf8")).toBe("written by a custom tool call\n");

@@ -52,7 +52,13 @@ describe("toolcall exec --format", () => {
       expect(result.code).toBe(0);
       expect(jsonLines(result.stdout)).toEqual([
         { role: "tool", tool_call_id: "call_read", content: "L1: alpha" },
-        { role: "tool", tool_call_id: "call_patch", content: "Success. Updated the following files:\nA b.txt\n" },
+        {
+          role: "tool",
+          tool_call_id: "call_patch",
+          content: expect.stringMatching(
+            /^Exit code: 0\nWall time: [\d.]+ seconds\nOutput:\nSuccess\. Updated the following files:\nA b\.txt\n$/,
+          ),
+        },
         { role: "tool", tool_call_id: "call_echo", content: expect.stringMatching(/Output:\nhi\n$/) },
       ]);
       expect(await readFile(path.join(dir, "b.txt"), "utf8")).toBe("beta\n");

@@ -53,7 +53,7 @@ describe("the command's manners (DESIGN section 13)", () => {
 
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toBe(
-      "toolcall help: unknown command: nope (commands: exec, serve, serve-mcp, tools, demo)\n",
+      "toolcall help: unknown command: nope (commands: exec, serve, serve-mcp, tools, mcp, demo)\n",
     );
   });
 

@@ -65,8 +65,11 @@ export class ApplyPatchHandler implements ToolHandler {
   }
 
   async handle(inv: ToolInvocation): Promise<ToolOutput> {
-    const { answer, success } = await applyPatchFor(inv, patchText(inv), inv.turn.cwd, this.fileReads);
-    return success ? { kind: "function", body: answer } : { kind: "function", body: answer, success: false };
+    const { text, answer, success } = await applyPatchFor(inv, patchText(inv), inv.turn.cwd, this.fileReads);
+    // A native apply_patch_call_output carries its own status: it gets the plain result, not
+    // Codex's run-shaped answer.
+    const body = inv.payload.kind === "apply_patch_call" ? text : answer;
+    return success ? { kind: "function", body } : { kind: "function", body, success: false };
   }
 }
 
