@@ -16,6 +16,7 @@ import {
   type DynamicToolResponse,
   type ToolEvent,
   type TurnContext,
+  type UserInputResponse,
 } from "../turn/index.js";
 import { errorMessage, isRecord, PACKAGE_VERSION } from "../util/index.js";
 
@@ -107,6 +108,18 @@ const FORWARDED: ForwardTable = {
           ? (reply.result as ApprovalDecision)
           : { decision: "deny", message: `the client failed: ${reply.message}` },
       ),
+  },
+  user_input_request: {
+    method: "user_input/request",
+    params: (e) => ({ questions: e.questions }),
+    // A failed or malformed answer dismisses the questions: the model reads that nobody answered.
+    answer: (runtime, callId, reply) => {
+      try {
+        return runtime.respondToUserInput(callId, reply.ok ? (reply.result as UserInputResponse | null) : null);
+      } catch {
+        return runtime.respondToUserInput(callId, null);
+      }
+    },
   },
   dynamic_tool_call_request: {
     method: "dynamic/call",

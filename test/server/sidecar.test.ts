@@ -128,6 +128,39 @@ describe("SidecarServer (in process)", () => {
     expect(dynamic?.["params"]).toEqual({ turnId, callId: "b", tool: "lookup", arguments: { q: 2 } });
   });
 
+  it("forwards request_user_input as user_input/request; a malformed answer dismisses the questions", async () => {
+    const question = {
+      id: "pick",
+      header: "Pick",
+      question: "Which one?",
+      options: [
+        { label: "A", description: "first" },
+        { label: "B", description: "second" },
+      ],
+    };
+    const router = await createToolRouter({ requestUserInput: true, applyPatch: false, shell: false });
+    const { server, sent, result } = connect({ router, turn: createTurnContext() });
+    await result("initialize");
+    const { turnId } = await result<{ turnId: string }>("turn/start");
+    const args = JSON.stringify({ questions: [question] });
+    await result("turn/submit", { turnId, item: fc("q1", "request_user_input", args) });
+    await result("turn/submit", { turnId, item: fc("q2", "request_user_input", args) });
+    const drained = result<{ outputs: Array<{ call_id: string; output: unknown }> }>("turn/drain", { turnId });
+    await waitFor(() => sent.filter((m) => m.method === "user_input/request").length === 2, "both questions");
+    const [first, second] = sent.filter((m) => m.method === "user_input/request");
+    expect(first?.["params"]).toEqual({ turnId, callId: "q1", questions: [{ ...question, isOther: true }] });
+    server.handleLine(
+      JSON.stringify({ jsonrpc: "2.0", id: first!.id, result: { answers: { pick: { answers: ["B"] } } } }),
+    );
+    server.handleLine(JSON.stringify({ jsonrpc: "2.0", id: second!.id, result: { answers: "B" } }));
+    const { outputs } = await drained;
+    expect(outputs.map((o) => [o.call_id, o.output])).toEqual([
+      ["q1", '{"answers":{"pick":{"answers":["B"]}}}'],
+      ["q2", "request_user_input was cancelled before receiving a response"],
+    ]);
+    await server.close();
+  });
+
   it("requests sent right behind initialize wait for it; shutdown aborts running turns and closes the session once", async () => {
     const obs = new Observer();
     const slow = new ControlledHandler(obs, { honourSignal: true });
