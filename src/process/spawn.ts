@@ -16,6 +16,23 @@ export interface GroupChild {
 }
 
 /**
+ * Ends a started group for good: kills what it left (background children), waits for its
+ * pipes, stops tracking it and releases the pipes even when the kill fails.
+ */
+export async function releaseGroup(started: GroupChild): Promise<void> {
+  const { child } = started;
+  try {
+    await killProcessGroup(started.pgid);
+    await childClosed(started.closed);
+  } finally {
+    started.untrack();
+    child.stdin?.destroy();
+    child.stdout?.destroy();
+    child.stderr?.destroy();
+  }
+}
+
+/**
  * Spawns `program` as the leader of a new process group (setsid), so the whole group can be
  * signalled and nothing it starts outlives it; resolves once it has started, rejects with the
  * spawn error (ENOENT, EACCES, ...) when it cannot. A Ctrl-C at the host's terminal is passed

@@ -1,5 +1,5 @@
 import { PassThrough, Readable } from "node:stream";
-import { childClosed, killProcessGroup, type GroupChild } from "../process/index.js";
+import { killProcessGroup, releaseGroup, type GroupChild } from "../process/index.js";
 import type { SpawnedProcess } from "../protocol/index.js";
 import type { DockerCli } from "./dockerCli.js";
 
@@ -79,7 +79,7 @@ function splitPidLine(stream: Readable, onPid: (pid: number | undefined) => void
 
 /** A `docker exec` started on the host (its CLI leads a host process group) as the seam's `SpawnedProcess`. */
 export function dockerProcess(cli: DockerCli, container: string, started: GroupChild, tty: boolean): SpawnedProcess {
-  const { child, pgid, closed, exited, untrack } = started;
+  const { child, pgid, exited } = started;
   let reportPid: (pid: number | undefined) => void = () => undefined;
   const inner = new Promise<number | undefined>((resolve) => (reportPid = resolve));
   const empty = (): Readable => Readable.from([]);
@@ -130,13 +130,8 @@ export function dockerProcess(cli: DockerCli, container: string, started: GroupC
           // The wrapper cleaned up after a command that ended by itself; a CLI killed by a
           // signal left its command running inside.
           if (!killed && ended?.code === null) await killInside("KILL", 0);
-          await killProcessGroup(pgid);
-          await childClosed(closed);
         } finally {
-          untrack();
-          child.stdin?.destroy();
-          child.stdout?.destroy();
-          child.stderr?.destroy();
+          await releaseGroup(started);
         }
       })()),
   };

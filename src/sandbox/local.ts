@@ -1,8 +1,7 @@
 import {
   cachedLookup,
-  childClosed,
   childSessions,
-  killProcessGroup,
+  releaseGroup,
   signalSessions,
   programProblem,
   spawnGroup,
@@ -32,7 +31,7 @@ const findBwrap = cachedLookup("bwrap");
  * under `script`: it is signalled by session too.
  */
 function spawned(started: GroupChild, tty: boolean): SpawnedProcess {
-  const { child, pgid, closed, exited, untrack } = started;
+  const { child, pgid, exited } = started;
   let disposing: Promise<void> | undefined;
   const sessions = (): number[] => (tty ? childSessions(pgid) : []);
   return {
@@ -50,17 +49,9 @@ function spawned(started: GroupChild, tty: boolean): SpawnedProcess {
     },
     dispose: () =>
       (disposing ??= (async () => {
-        try {
-          // A command that ended by itself may have left background processes: they die with it.
-          signalSessions(sessions(), "SIGKILL");
-          await killProcessGroup(pgid);
-          await childClosed(closed);
-        } finally {
-          untrack();
-          child.stdin?.destroy();
-          child.stdout?.destroy();
-          child.stderr?.destroy();
-        }
+        // A command that ended by itself may have left background processes: they die with it.
+        signalSessions(sessions(), "SIGKILL");
+        await releaseGroup(started);
       })()),
   };
 }
