@@ -1,4 +1,5 @@
 import type { Scenario } from "../lib/scenario.js";
+import { cli } from "./cli.js";
 import { dispatch } from "./dispatch.js";
 import { exec } from "./exec.js";
 import { mcp } from "./mcp.js";
@@ -9,4 +10,4 @@ import { peers } from "./peers.js";
 import { scaling } from "./scaling.js";
 
 /** Every scenario, in the order they run and print. */
-export const SCENARIOS: readonly Scenario[] = [dispatch, parallel, scaling, mixed, mcp, exec, peers, memory];
+export const SCENARIOS: readonly Scenario[] = [dispatch, parallel, scaling, mixed, mcp, exec, cli, peers, memory];

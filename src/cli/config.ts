@@ -1,7 +1,6 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { parse as parseToml } from "smol-toml";
-import { McpConfigError, parseMcpConfigJson, parseMcpConfigToml, type McpServersConfig } from "../mcp/index.js";
+import type { McpServersConfig } from "../mcp/index.js";
 import { validateHookConfig, type HookConfig, type PermissionMode, type PermissionPolicy } from "../policy/index.js";
 import type { ToolsConfig } from "../toolset.js";
 import type { TruncationPolicy } from "../turn/index.js";
@@ -234,12 +233,17 @@ export async function loadCliConfig(opts: { configPath?: string | undefined; dir
   }
   let doc: unknown;
   try {
-    doc = isJsonFile(file) ? JSON.parse(text) : parseToml(text);
+    doc = isJsonFile(file) ? JSON.parse(text) : (await import("smol-toml")).parse(text);
   } catch (err) {
     const kind = isJsonFile(file) ? "JSON" : "TOML";
     throw new ConfigError(`${file}: invalid ${kind}: ${errorMessage(err).split("\n")[0]}`);
   }
   const config = parseCliConfig(doc, file);
+  // The MCP layer (and the client SDK it loads) only for a config that names servers.
+  if ((doc as Record<string, unknown>)[isJsonFile(file) ? "mcpServers" : "mcp_servers"] === undefined) {
+    return { ...config, mcpServers: {} };
+  }
+  const { McpConfigError, parseMcpConfigJson, parseMcpConfigToml } = await import("../mcp/index.js");
   try {
     const mcpServers = isJsonFile(file) ? parseMcpConfigJson(text, file) : parseMcpConfigToml(text, file);
     return { ...config, mcpServers };

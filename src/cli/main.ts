@@ -1,15 +1,12 @@
 #!/usr/bin/env node
 import { parseArgs, type ParseArgsConfig } from "node:util";
-import { ConfigError } from "./config.js";
-import { runExec } from "./exec.js";
+import { ConfigError } from "./configSection.js";
 import { EXIT_ABORTED, EXIT_FATAL, EXIT_USAGE, InterruptedError } from "./session.js";
-import { runDemo } from "./demo.js";
-import { runServeMcp } from "./serveMcp.js";
-import { runTools } from "./tools.js";
 import { parseSandboxFlag } from "./sandbox.js";
 import { errorMessage, PACKAGE_VERSION } from "../util/index.js";
 
-// The same relative place from src/cli and dist/cli.
+// Each command's module is imported when that command runs: start-up pays only for the code
+// (and SDKs) the command uses (bench `cli`: serve-mcp's server SDK alone costs about 100 ms).
 
 const USAGE = `usage: toolcall <command> [options]
 
@@ -109,6 +106,7 @@ function sandboxFlags(values: { sandbox?: string | boolean; network?: string | b
 const commands: Record<string, Command> = {
   exec: async (args) => {
     const { values, positionals } = parse(args, { ...sandboxOptions, events: { type: "string" } }, 1);
+    const { runExec } = await import("./exec.js");
     return runExec({
       ...commonOpts(values),
       ...sandboxFlags(values),
@@ -118,14 +116,17 @@ const commands: Record<string, Command> = {
   },
   "serve-mcp": async (args) => {
     const { values } = parse(args, { ...sandboxOptions, http: { type: "string" } });
+    const { runServeMcp } = await import("./serveMcp.js");
     return runServeMcp({ ...commonOpts(values), ...sandboxFlags(values), http: values.http, version: PACKAGE_VERSION });
   },
   demo: async (args) => {
     const { values } = parse(args, sandboxOptions);
+    const { runDemo } = await import("./demo.js");
     return runDemo({ ...commonOpts(values), ...sandboxFlags(values) });
   },
   tools: async (args) => {
     const { values } = parse(args, { format: { type: "string" } });
+    const { runTools } = await import("./tools.js");
     return runTools({ ...commonOpts(values), format: values.format });
   },
 };

@@ -1,7 +1,7 @@
 import path from "node:path";
 import { stat } from "node:fs/promises";
 import { pino, type Logger } from "pino";
-import { McpConnectionManager } from "../mcp/index.js";
+import type { McpConnectionManager } from "../mcp/index.js";
 import type { ToolRouter } from "../router/index.js";
 import { createToolRouter } from "../toolset.js";
 import { createTurnContext, type TurnContext, type ToolEvent } from "../turn/index.js";
@@ -193,6 +193,8 @@ export async function openSession(
   };
   let mcp: McpConnectionManager | undefined;
   if (Object.keys(config.mcpServers).length > 0) {
+    // The MCP client SDK only when servers are configured (about 130 ms of imports).
+    const { McpConnectionManager } = await import("../mcp/index.js");
     mcp = McpConnectionManager.start(config.mcpServers, { logger, onEvent });
     // Calls name MCP tools by qualified name, which resolve only once their server has listed them.
     const started = mcp;
