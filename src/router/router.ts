@@ -36,6 +36,10 @@ export interface DispatchOptions<Ctx> {
   turn: TurnContext;
   /** Read only when needed (gate wait, `inv.signal`): a caller may create it lazily. */
   readonly signal: AbortSignal;
+  /** Whether `signal` has aborted, read without making it; absent: `signal` is read. */
+  readonly aborted?: boolean;
+  /** `ToolInvocation.onAbort`; absent: the invocation listens on `signal`. */
+  onAbort?(listener: (reason: unknown) => void): void;
   context?: Ctx;
   /**
    * The moment the handler starts (lock held, gate passed). The runtime emits
@@ -323,6 +327,7 @@ class CallDispatch<Ctx> {
     let invocation: Invocation<Ctx>;
     let risk: unknown;
     let direct: boolean;
+    let mutating: boolean | Promise<boolean> = false;
     try {
       if (!handlerMatchesKind(tool.handler, call.payload)) {
         throw FunctionCallError.fatal(texts.incompatiblePayload(call.toolName));
@@ -330,8 +335,11 @@ class CallDispatch<Ctx> {
       // With the risk field on, the model's `security_risk` is the policy's, not the tool's.
       risk = turn.permissions?.riskField === true ? takeRisk(call) : undefined;
       invocation = new Invocation(call, invocationArgs(call, tool.validate), opts);
-      // Nothing to wait for before the handler (no classification, no policy): three property reads.
-      direct = !tool.handler.isMutating && !turn.permissions && !turn.hooks;
+      if (tool.handler.isMutating) mutating = tool.handler.isMutating(invocation);
+      // Nothing to wait for before the handler (no policy, classified at once, the gate open for a
+      // mutating call): no promise before the handler's own.
+      direct =
+        !turn.permissions && !turn.hooks && (mutating === false || (mutating === true && turn.toolCallGate.isReady()));
     } catch (err) {
       this.failed(err);
       return;
@@ -340,7 +348,7 @@ class CallDispatch<Ctx> {
       this.start(tool, invocation, this.dispatchedAt ?? now());
       return;
     }
-    this.admit(tool, invocation, risk).then(
+    this.admit(tool, invocation, risk, mutating).then(
       (admitted) => {
         if (typeof admitted === "string") this.answer(admitted);
         else this.start(tool, admitted, now());
@@ -359,22 +367,24 @@ class CallDispatch<Ctx> {
     tool: RegisteredTool<Ctx>,
     invocation: Invocation<Ctx>,
     risk: unknown,
+    classified: boolean | Promise<boolean>,
   ): Promise<Invocation<Ctx> | string> {
     const { opts, timing } = this;
     const { turn } = opts;
-    const mutating = tool.handler.isMutating ? await tool.handler.isMutating(invocation) : false;
+    const mutating = await classified;
     if (turn.permissions !== undefined || turn.hooks !== undefined) {
       const passed = await policyStage(tool, invocation, mutating, risk, opts);
       if (!("invocation" in passed)) return passed.text;
       invocation = passed.invocation;
     }
-    if (mutating) {
+    // `opts.signal` is read only when the call waits or was aborted: the runtime makes it on demand.
+    if (mutating && !turn.toolCallGate.isReady()) {
       const gateStart = now();
       await turn.toolCallGate.waitReady(opts.signal);
       timing.gateWaitMs = now() - gateStart;
     }
     // The call may have been aborted while its classification or approval was pending: never start it then.
-    opts.signal.throwIfAborted();
+    if (opts.aborted !== false) opts.signal.throwIfAborted();
     return invocation;
   }
 
