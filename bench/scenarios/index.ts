@@ -8,6 +8,18 @@ import { mixed } from "./mixed.js";
 import { parallel } from "./parallel.js";
 import { peers } from "./peers.js";
 import { scaling } from "./scaling.js";
+import { serveMcp } from "./serveMcp.js";
 
 /** Every scenario, in the order they run and print. */
-export const SCENARIOS: readonly Scenario[] = [dispatch, parallel, scaling, mixed, mcp, exec, cli, peers, memory];
+export const SCENARIOS: readonly Scenario[] = [
+  dispatch,
+  parallel,
+  scaling,
+  mixed,
+  mcp,
+  serveMcp,
+  exec,
+  cli,
+  peers,
+  memory,
+];

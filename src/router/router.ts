@@ -11,6 +11,7 @@ import {
   type ResponseInputItem,
   type ResponseItem,
   type ToolCall,
+  type ToolSpec,
   type UnknownItem,
 } from "../protocol/index.js";
 import {
@@ -76,6 +77,7 @@ export class ToolRouter<Ctx = unknown> {
   private readonly logger: Logger | undefined;
   /** MCP tools shadowed by a registered tool of the same name, each reported once. */
   private readonly shadowed = new Set<string>();
+  private specByName: Map<string, ToolSpec> | undefined;
   private readonly closers: ReadonlyArray<() => Promise<void>>;
   private readonly spill: SpillStore | undefined;
   /** Tool groups and deferred tools: what is offered and callable now. */
@@ -113,6 +115,15 @@ export class ToolRouter<Ctx = unknown> {
   specs(opts: { riskField?: boolean } = {}): ConfiguredToolSpec[] {
     const all = this.allSpecs();
     return opts.riskField === true ? all.map((c) => this.withRiskField(c)) : all;
+  }
+
+  /**
+   * The registered spec of that name, active or not (MCP tools are function tools): one lookup,
+   * where `specs()` lists every tool (what a per-call caller such as serve-mcp must not pay).
+   */
+  registeredSpec(toolName: string): ToolSpec | undefined {
+    this.specByName ??= new Map(this.configuredSpecs.map((c) => [specName(c.spec), c.spec]));
+    return this.specByName.get(toolName);
   }
 
   private allSpecs(): ConfiguredToolSpec[] {
