@@ -15,4 +15,4 @@ export {
 export { trackProcessGroup, type TrackOptions } from "./hostExit.js";
 export { childClosed } from "./reap.js";
 export { spawnGroup, type GroupChild } from "./spawn.js";
-export { cachedLookup, findExecutable, programProblem } from "./which.js";
+export { cachedLookup, findExecutable, forgetProgram, programProblem } from "./which.js";

@@ -2,6 +2,7 @@ import {
   cachedLookup,
   childClosed,
   childSessions,
+  forgetProgram,
   killProcessGroup,
   signalSessions,
   programProblem,
@@ -107,7 +108,10 @@ export class LocalEnvironment implements ExecEnvironment {
         req.tty === true,
       );
     } catch (err) {
-      throw FunctionCallError.respondToModel(`failed to start ${program}: ${errorMessage(err)}`);
+      // A program found before may be gone (or no longer executable) since: look again.
+      forgetProgram(program, req.cwd, env["PATH"]);
+      const gone = await programProblem(program, req.cwd, env["PATH"]);
+      throw FunctionCallError.respondToModel(gone ?? `failed to start ${program}: ${errorMessage(err)}`);
     }
   }
 

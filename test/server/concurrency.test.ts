@@ -50,10 +50,7 @@ describe("McpToolService concurrency", () => {
   it("passes a custom tool's input as its raw string (looked up by name, not by listing)", async () => {
     const seen: unknown[] = [];
     const { specs, registry } = new ToolRegistryBuilder()
-      .pushSpecWithParallelSupport(
-        { type: "custom", name: "patch", description: "Takes text.", format: { type: "text" } },
-        false,
-      )
+      .pushSpecWithParallelSupport({ type: "custom", name: "patch", description: "Takes text." }, false)
       .registerHandler("patch", {
         kind: "function",
         matchesKind: (p) => p.kind === "custom",
