@@ -34,6 +34,7 @@ sandbox options (exec, serve-mcp, demo):
 
 exec options:
   --events FILE      write every tool event to FILE as JSONL
+  --timeline FILE    draw the turn's calls as an SVG Gantt chart (waiting, running, exclusive)
 
 serve-mcp options:
   --http PORT        serve Streamable HTTP on 127.0.0.1:PORT (0 picks a free port)
@@ -105,13 +106,18 @@ function sandboxFlags(values: { sandbox?: string | boolean; network?: string | b
 
 const commands: Record<string, Command> = {
   exec: async (args) => {
-    const { values, positionals } = parse(args, { ...sandboxOptions, events: { type: "string" } }, 1);
+    const { values, positionals } = parse(
+      args,
+      { ...sandboxOptions, events: { type: "string" }, timeline: { type: "string" } },
+      1,
+    );
     const { runExec } = await import("./exec.js");
     return runExec({
       ...commonOpts(values),
       ...sandboxFlags(values),
       inputFile: positionals[0],
       eventsFile: values.events,
+      timelineFile: values.timeline,
     });
   },
   "serve-mcp": async (args) => {

@@ -11,3 +11,4 @@ export {
   type ReadLinesOptions,
 } from "./lines.js";
 export { PACKAGE_VERSION } from "./version.js";
+export { escapeXml } from "./xml.js";
