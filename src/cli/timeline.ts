@@ -192,7 +192,7 @@ export function timelineText(calls: readonly TimelineCall[], columns = 80): stri
     return `  ${label} ${bar.join("").trimEnd()}`;
   });
   const total = end - start;
-  const axis = `  ${"".padEnd(labelW)} 0${`${msLabel(Math.round(total))}`.padStart(barW - 1)}`;
+  const axis = `  ${"".padEnd(labelW)} 0${msLabel(Math.round(total)).padStart(barW - 1)}`;
   const legend = `  ${"".padEnd(labelW)} · waiting  █ running (shared)  ▓ running (exclusive)  ✗ failed`;
   return `${[...lines, axis, legend].join("\n")}\n`;
 }
