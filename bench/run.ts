@@ -18,6 +18,7 @@ import {
   type ScenarioResult,
 } from "./lib/report.js";
 import type { Scenario, ScenarioContext, ScenarioOutput } from "./lib/scenario.js";
+import { writeCharts } from "./charts.js";
 import { SCENARIOS } from "./scenarios/index.js";
 
 const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
@@ -189,6 +190,8 @@ async function main(): Promise<void> {
   };
   await mkdir(path.dirname(opts.out), { recursive: true });
   await writeFile(opts.out, `${JSON.stringify(results, null, 2)}\n`);
+  // The README's pictures come from full runs only.
+  const charts = opts.quick ? [] : await writeCharts(results, path.dirname(opts.out));
 
   const { held, missed } = targetSummary(results);
   process.stdout.write(`\n${renderHeader(results)}\n\n${renderTable(results)}\n\n${renderNotes(results)}\n\n`);
@@ -196,6 +199,7 @@ async function main(): Promise<void> {
     `targets held: ${held.length}, missed: ${missed.length}\n${missed.map((m) => `  missed: ${m}\n`).join("")}`,
   );
   process.stdout.write(`results: ${path.relative(process.cwd(), opts.out)}\n`);
+  for (const chart of charts) process.stdout.write(`chart: ${path.relative(process.cwd(), chart)}\n`);
   if (scenarios.some((s) => s.status === "error")) process.exitCode = 1;
 }
 

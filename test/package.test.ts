@@ -13,8 +13,12 @@ const pkg = JSON.parse(readFileSync(`${root}package.json`, "utf8")) as {
   bin: Record<string, string>;
 };
 
+/** The bundled command (scripts/bundle-cli.mjs) and its entry point. */
+const BUNDLED: Record<string, string> = { "./dist/bin/toolcall.js": "src/cli/main.ts" };
+
 /** `./dist/a/b.js` (what the build emits) -> `src/a/b.ts` (what it is built from). */
-const sourceOf = (distPath: string): string => distPath.replace(/^\.\/dist\//, "src/").replace(/\.(d\.ts|js)$/, ".ts");
+const sourceOf = (distPath: string): string =>
+  BUNDLED[distPath] ?? distPath.replace(/^\.\/dist\//, "src/").replace(/\.(d\.ts|js)$/, ".ts");
 
 describe("package surface", () => {
   it("every export and the bin point at a module the build emits", () => {

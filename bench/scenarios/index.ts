@@ -1,4 +1,5 @@
 import type { Scenario } from "../lib/scenario.js";
+import { cli } from "./cli.js";
 import { dispatch } from "./dispatch.js";
 import { exec } from "./exec.js";
 import { mcp } from "./mcp.js";
@@ -7,6 +8,18 @@ import { mixed } from "./mixed.js";
 import { parallel } from "./parallel.js";
 import { peers } from "./peers.js";
 import { scaling } from "./scaling.js";
+import { serveMcp } from "./serveMcp.js";
 
 /** Every scenario, in the order they run and print. */
-export const SCENARIOS: readonly Scenario[] = [dispatch, parallel, scaling, mixed, mcp, exec, peers, memory];
+export const SCENARIOS: readonly Scenario[] = [
+  dispatch,
+  parallel,
+  scaling,
+  mixed,
+  mcp,
+  serveMcp,
+  exec,
+  cli,
+  peers,
+  memory,
+];

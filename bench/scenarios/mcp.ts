@@ -1,12 +1,12 @@
 /**
  * Scenario 4: the reference MCP server's `echo` (stdio) through the runtime versus the raw SDK
- * `client.callTool`; and 10 parallel read-only calls versus 10 sequential ones.
+ * `client.callTool`; 10 parallel read-only calls versus 10 sequential ones; and this process's
+ * CPU time per call with 100 in parallel (the client's cost, which wall time hides).
  */
-import { createRequire } from "node:module";
-import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { FunctionCallItem, ToolCallRuntime } from "../../src/index.js";
+import { everythingServer } from "../lib/everything.js";
 import { lib } from "../lib/lib.js";
 import { metric } from "../lib/report.js";
 import { measure, medianOf, type Scenario } from "../lib/scenario.js";
@@ -16,18 +16,21 @@ import { assertAllSucceeded, functionCall } from "../lib/tools.js";
 const SERVER = "everything";
 const TOOL = `mcp__${SERVER}__echo`;
 const FAN_OUT = 10;
+const CPU_FAN_OUT = 100;
 
-/** The stdio entry point of @modelcontextprotocol/server-everything (a devDependency). */
-function serverCommand(): { command: string; args: string[] } {
-  const pkg = createRequire(import.meta.url).resolve("@modelcontextprotocol/server-everything/package.json");
-  return { command: process.execPath, args: [path.join(path.dirname(pkg), "dist", "index.js"), "stdio"] };
+/** Microseconds of this process's CPU time (user + system) per call of `fn`'s `calls`. */
+async function cpuPerCall(fn: () => Promise<void>, calls: number): Promise<number> {
+  const start = process.cpuUsage();
+  await fn();
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / calls;
 }
 
 export const mcp: Scenario = {
   id: "mcp",
   title: "MCP: echo over stdio, runtime versus raw SDK client",
   async run(ctx) {
-    const server = serverCommand();
+    const server = everythingServer();
     // Two processes of the same server: each client owns its transport.
     const manager = lib.McpConnectionManager.start({ [SERVER]: { ...server, startupTimeoutSec: 60 } });
     const client = new Client({ name: "bench-raw", version: "1.0.0" });
@@ -93,7 +96,33 @@ export const mcp: Scenario = {
         ctx.reps,
         "ms/batch",
       );
-      const variants = [...single, ...batches];
+      // Several batches per sample: CPU time is read in µs, and a batch takes a few ms.
+      const cpuBatches = ctx.quick ? 2 : 5;
+      const cpu = (fn: () => Promise<void>) => async (): Promise<number> =>
+        cpuPerCall(async () => {
+          for (let b = 0; b < cpuBatches; b++) await fn();
+        }, cpuBatches * CPU_FAN_OUT);
+      const cpuVariants = await measure(
+        [
+          {
+            id: "rawCpu",
+            label: `raw client.callTool × ${CPU_FAN_OUT}, Promise.all: CPU per call`,
+            run: cpu(() => Promise.all(Array.from({ length: CPU_FAN_OUT }, raw)).then(() => undefined)),
+          },
+          {
+            id: "oursCpu",
+            label: `runtime × ${CPU_FAN_OUT} parallel (maxConcurrency ${CPU_FAN_OUT}): CPU per call`,
+            run: cpu(async () => {
+              const rt = new lib.ToolCallRuntime(router, lib.createTurnContext(), { maxConcurrency: CPU_FAN_OUT });
+              for (let i = 0; i < CPU_FAN_OUT; i++) rt.submit(item());
+              assertAllSucceeded(await rt.drainOutcomes(), CPU_FAN_OUT);
+            }),
+          },
+        ],
+        ctx.quick ? ctx.reps : { warmup: 5, reps: 30 },
+        "µs",
+      );
+      const variants = [...single, ...batches, ...cpuVariants];
       return {
         status: "ok",
         note: "@modelcontextprotocol/server-everything over stdio, one process per client",
@@ -119,6 +148,17 @@ export const mcp: Scenario = {
               op: "<=",
               value: 1.1,
               description: `MCP ${FAN_OUT}-call parallel batch within 1.10 of raw Promise.all`,
+            },
+          ),
+          metric(
+            "cpuRatio",
+            `runtime / raw, CPU per call, ${CPU_FAN_OUT} parallel`,
+            medianOf(variants, "oursCpu") / medianOf(variants, "rawCpu"),
+            "×",
+            {
+              op: "<=",
+              value: 1.2,
+              description: `MCP client CPU per call, ${CPU_FAN_OUT} in parallel, within 1.2 of the raw SDK client`,
             },
           ),
           metric(

@@ -1,13 +1,12 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { Logger } from "pino";
-import { parse as parseToml } from "smol-toml";
-import { McpConfigError, parseMcpConfigJson, parseMcpConfigToml, type McpServersConfig } from "../mcp/index.js";
+import type { McpServersConfig } from "../mcp/index.js";
 import { validateHookConfig, type HookConfig, type PermissionMode, type PermissionPolicy } from "../policy/index.js";
 import type { ToolsConfig } from "../toolset.js";
 import type { TruncationPolicy } from "../turn/index.js";
 import type { EnvironmentPolicy } from "../protocol/index.js";
-import { errorMessage, parseJsonc } from "../util/index.js";
+import { errorMessage, isRecord, parseJsonc } from "../util/index.js";
 import { ConfigError, isTable, Section, typeName } from "./configSection.js";
 import {
   parseDockerSettings,
@@ -291,11 +290,29 @@ const CLAUDE_TOP_LEVEL_KEYS = ["globalShortcut", "preferences"];
  * A config given as an object in the JSON form (the sidecar's `initialize.config`): errors
  * name it `initialize.config`, and relative paths resolve against `dir`.
  */
-export function configFromDocument(doc: Record<string, unknown>, dir: string): CliConfig {
+export async function configFromDocument(doc: Record<string, unknown>, dir: string): Promise<CliConfig> {
   const file = path.join(dir, "initialize.config");
   const config = parseCliConfig(doc, file, true);
+  return { ...config, mcpServers: await mcpServersOf(doc, () => JSON.stringify(doc), file, true, undefined) };
+}
+
+/**
+ * The servers a config names. The MCP layer (with its SDK and smol-toml) is loaded only for
+ * a config that has a server table: `toolcall exec` without servers starts faster.
+ */
+async function mcpServersOf(
+  doc: unknown,
+  text: () => string,
+  file: string,
+  json: boolean,
+  logger: Logger | undefined,
+): Promise<McpServersConfig> {
+  const tables = json ? ["mcpServers", "servers"] : ["mcp_servers"];
+  if (!isRecord(doc) || tables.every((t) => doc[t] === undefined)) return {};
+  const { McpConfigError, parseMcpConfigJson, parseMcpConfigToml } = await import("../mcp/index.js");
   try {
-    return { ...config, mcpServers: parseMcpConfigJson(JSON.stringify(doc), file) };
+    const parse = json ? parseMcpConfigJson : parseMcpConfigToml;
+    return parse(text(), file, logger ? { logger } : {});
   } catch (err) {
     if (err instanceof McpConfigError) throw new ConfigError(err.message);
     throw err;
@@ -323,19 +340,12 @@ export async function loadCliConfig(opts: {
   }
   let doc: unknown;
   try {
-    doc = isJsonFile(file) ? parseJsonc(text) : parseToml(text);
+    doc = isJsonFile(file) ? parseJsonc(text) : (await import("smol-toml")).parse(text);
   } catch (err) {
     const kind = isJsonFile(file) ? "JSON" : "TOML";
     throw new ConfigError(`${file}: invalid ${kind}: ${errorMessage(err).split("\n")[0]}`);
   }
   const config = parseCliConfig(doc, file);
   if (config.ignoredKeys) opts.logger?.debug({ file, keys: config.ignoredKeys }, "config keys not used here; ignored");
-  try {
-    const parse = isJsonFile(file) ? parseMcpConfigJson : parseMcpConfigToml;
-    const mcpServers = parse(text, file, opts.logger ? { logger: opts.logger } : {});
-    return { ...config, mcpServers };
-  } catch (err) {
-    if (err instanceof McpConfigError) throw new ConfigError(err.message);
-    throw err;
-  }
+  return { ...config, mcpServers: await mcpServersOf(doc, () => text, file, isJsonFile(file), opts.logger) };
 }

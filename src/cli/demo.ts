@@ -5,11 +5,12 @@ import { fileURLToPath } from "node:url";
 import { McpConnectionManager } from "../mcp/index.js";
 import { outputContent, outputText, type ExecEnvironment, type UnknownItem } from "../protocol/index.js";
 import { createToolRouter } from "../toolset.js";
-import { ToolCallRuntime, type ToolCallOutcome } from "../runtime/index.js";
+import { ToolCallRuntime } from "../runtime/index.js";
 import { createTurnContext, type ToolEvent } from "../turn/index.js";
 import { PermissionEngine } from "../policy/index.js";
 import { exitCodeFor, interruptible, onInterrupt, stderrLogger } from "./session.js";
 import { LiveStatus } from "./status.js";
+import { CallTimeline, exclusiveOverlaps, timelineText } from "./timeline.js";
 import { bwrapInstalled, describeSandbox, openEnvironment, type SandboxFlags } from "./sandbox.js";
 import { now } from "../util/index.js";
 
@@ -117,24 +118,6 @@ function preview(text: string, lines = 6): string {
 }
 
 /** Pairs of calls whose handlers overlapped, for each call that had to run alone. */
-function exclusiveOverlaps(
-  outcomes: ToolCallOutcome[],
-  exclusive: Set<string>,
-  spans: Map<string, { begin: number; end: number }>,
-): string[] {
-  const problems: string[] = [];
-  for (const id of exclusive) {
-    const mine = spans.get(id);
-    if (!mine) continue;
-    for (const other of outcomes) {
-      const span = spans.get(other.callId);
-      if (other.callId === id || !span) continue;
-      if (span.begin < mine.end && mine.begin < span.end) problems.push(`${id} overlapped ${other.callId}`);
-    }
-  }
-  return problems;
-}
-
 /**
  * `toolcall demo`: a recorded turn of eleven items (ten calls) through the runtime, on a temp
  * workspace and a bundled MCP server, offline. Live status, outputs, then a summary. Commands
@@ -175,13 +158,9 @@ export async function runDemo(opts: { logLevel?: string | undefined } & SandboxF
     );
 
     const status = new LiveStatus(out, out.isTTY);
-    const spans = new Map<string, { begin: number; end: number }>();
+    const timeline = new CallTimeline();
     const onEvent = (event: ToolEvent): void => {
-      if (event.type === "tool_call_begin") spans.set(event.callId, { begin: now(), end: Infinity });
-      if (event.type === "tool_call_end") {
-        const span = spans.get(event.callId);
-        if (span) span.end = now();
-      }
+      timeline.onEvent(event);
       status.onEvent(event);
     };
     const denied = new Set<string>();
@@ -201,14 +180,12 @@ export async function runDemo(opts: { logLevel?: string | undefined } & SandboxF
       },
     });
     const runtime = new ToolCallRuntime(router, turn, { signal: interrupt.signal });
-    const exclusive = new Set<string>();
-
     const started = now();
     for (const item of recordedResponse(ws)) {
       const call = router.buildToolCall(item);
       if (call) {
         const alone = !router.callSupportsParallel(call);
-        if (alone) exclusive.add(call.callId);
+        timeline.add(call.callId, label(item), alone);
         status.add(call.callId, label(item), alone);
       }
       runtime.submit(item);
@@ -224,7 +201,8 @@ export async function runDemo(opts: { logLevel?: string | undefined } & SandboxF
       );
     }
     const handlerMs = outcomes.reduce((sum, o) => sum + o.timing.handlerMs, 0);
-    const overlaps = exclusiveOverlaps(outcomes, exclusive, spans);
+    const overlaps = exclusiveOverlaps(timeline.calls);
+    const exclusive = timeline.calls.filter((c) => c.exclusive).map((c) => c.callId);
     const failed = outcomes.filter((o) => !o.success && !denied.has(o.callId)).length;
     out.write(
       [
@@ -234,9 +212,11 @@ export async function runDemo(opts: { logLevel?: string | undefined } & SandboxF
         `  wall time:              ${wallMs.toFixed(0)} ms`,
         `  sum of handler times:   ${handlerMs.toFixed(0)} ms`,
         `  parallel speed-up:      ${(handlerMs / wallMs).toFixed(2)}x`,
-        `  exclusive calls:        ${[...exclusive].join(", ") || "none"}`,
+        `  exclusive calls:        ${exclusive.join(", ") || "none"}`,
         `  exclusive calls alone:  ${overlaps.length === 0 ? "yes, none overlapped another call" : `NO: ${overlaps.join("; ")}`}`,
         "",
+        "timeline:",
+        timelineText(timeline.calls, out.columns ?? 100),
       ].join("\n"),
     );
     if (interrupt.signal.aborted) return exitCodeFor(interrupted);

@@ -1,16 +1,18 @@
 import { closeSync, openSync, writeSync } from "node:fs";
-import { open } from "node:fs/promises";
+import { open, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import type { Readable } from "node:stream";
 import type { OutputLike } from "../adapters/index.js";
 import { outputCallId, type ResponseItem, type UnknownItem } from "../protocol/index.js";
+import { ToolCallFailure } from "../router/index.js";
 import { FatalToolCallError, ToolCallRuntime } from "../runtime/index.js";
 import type { ToolEvent } from "../turn/index.js";
 import { errorMessage } from "../util/index.js";
 import { ConfigError } from "./config.js";
 import { detectFormat, itemsOf, outputValues, type WireFormat } from "./formats.js";
 import { sandboxWarning } from "./sandbox.js";
+import { CallTimeline, timelineSvg } from "./timeline.js";
 import {
   exitCodeFor,
   EXIT_FATAL,
@@ -28,6 +30,8 @@ export interface ExecOptions extends CommonOptions {
   eventsFile?: string | undefined;
   /** The provider shape of input and output lines; undefined: detected per line. */
   format?: WireFormat | undefined;
+  /** Draw the turn's calls into this file as an SVG Gantt chart. */
+  timelineFile?: string | undefined;
 }
 
 function say(message: string): void {
@@ -71,7 +75,9 @@ export async function runExec(opts: ExecOptions): Promise<number> {
       throw new ConfigError(`--events: cannot open ${opts.eventsFile}: ${errorMessage(err)}`);
     }
   }
+  const timeline = opts.timelineFile !== undefined ? new CallTimeline() : undefined;
   const onEvent = (event: ToolEvent): void => {
+    timeline?.onEvent(event);
     if (events !== undefined) writeSync(events, `${JSON.stringify(event)}\n`);
   };
   const session = await openSession({ ...opts, logger, onEvent }).catch((err: unknown) => {
@@ -130,6 +136,14 @@ export async function runExec(opts: ExecOptions): Promise<number> {
         .map((o) => `${JSON.stringify(o)}\n`)
         .join(""),
     );
+    if (timeline && opts.timelineFile !== undefined) {
+      try {
+        await writeFile(path.resolve(opts.timelineFile), timelineSvg(timeline.calls, "toolcall exec"));
+      } catch (err) {
+        say(`--timeline: cannot write ${opts.timelineFile}: ${errorMessage(err)}`);
+        if (exitCode === EXIT_OK) exitCode = EXIT_FATAL;
+      }
+    }
     return exitCode;
   } finally {
     // Still ours while closing: a signal now must not kill us before the children are gone.
@@ -166,7 +180,10 @@ export async function runExec(opts: ExecOptions): Promise<number> {
   }
 
   function submit(item: ResponseItem | UnknownItem, n: number, format: WireFormat): void {
+    // On the timeline before it starts: a call may begin within `submit`.
+    const recorded = timeline && recordCall(timeline, item);
     const { accepted, callId, reason } = runtime.submit(item);
+    if (recorded !== undefined && !accepted) timeline?.remove(recorded);
     if (accepted && callId !== undefined) {
       acceptedCallIds.push(callId);
       formatOf.set(callId, format);
@@ -176,6 +193,14 @@ export async function runExec(opts: ExecOptions): Promise<number> {
     } else {
       logger.debug({ line: n, type: item.type }, "not a tool call; ignored");
     }
+  }
+
+  /** A call about to be submitted, on the timeline (shared or exclusive as the runtime will judge it); its id. */
+  function recordCall(to: CallTimeline, item: ResponseItem | UnknownItem): string | undefined {
+    const built = router.tryBuildToolCall(item);
+    if (built === null || built.callId === undefined) return undefined;
+    const exclusive = built instanceof ToolCallFailure || !router.callSupportsParallel(built);
+    return to.add(built.callId, `${built.callId} ${built.toolName}`, exclusive) ? built.callId : undefined;
   }
 
   /** The other calls' outputs with the fatal call's own placed where it was submitted. */

@@ -1,16 +1,12 @@
 #!/usr/bin/env node
 import { parseArgs, type ParseArgsConfig } from "node:util";
-import { ConfigError } from "./config.js";
-import { runExec } from "./exec.js";
-import { parseFormat } from "./formats.js";
+import { ConfigError } from "./configSection.js";
 import { exitCodeFor, EXIT_FATAL, EXIT_USAGE, InterruptedError } from "./session.js";
-import { runDemo } from "./demo.js";
-import { runServe } from "./serve.js";
-import { runServeMcp } from "./serveMcp.js";
-import { runTools } from "./tools.js";
-import { runMcpAuth } from "./mcpLogin.js";
 import { parseSandboxFlag } from "./sandbox.js";
 import { errorMessage, PACKAGE_VERSION } from "../util/index.js";
+
+// Each command's module is imported when that command runs: start-up pays only for the code
+// (and SDKs) the command uses (bench `cli`: serve-mcp's server SDK alone costs about 100 ms).
 
 const COMMON_OPTIONS = `common options:
   --config FILE      toolcall.toml, or a .json file (default: ./toolcall.toml when present)
@@ -45,6 +41,7 @@ starts as its line arrives. At the end of input writes one output item per call 
 JSONL, in call order. Nobody answers approvals here: a call that needs one is rejected.
 
   --events FILE      write every tool event to FILE as JSONL
+  --timeline FILE    draw the turn's calls as an SVG Gantt chart (waiting, running, exclusive)
   --format FORMAT    responses | chat | anthropic: lines in and out in that provider's shape
                      (a Chat assistant message or tool call in, a role "tool" message out; an
                      Anthropic message or tool_use block in, a tool_result block out);
@@ -229,19 +226,22 @@ const commands: Record<string, Command> = {
   exec: async (args) => {
     const { values, positionals } = parse(
       args,
-      { ...environmentOptions, events: { type: "string" }, format: { type: "string" } },
+      { ...environmentOptions, events: { type: "string" }, format: { type: "string" }, timeline: { type: "string" } },
       1,
     );
+    const [{ runExec }, { parseFormat }] = await Promise.all([import("./exec.js"), import("./formats.js")]);
     return runExec({
       ...commonOpts(values),
       ...environmentFlags(values),
       inputFile: positionals[0],
       eventsFile: values.events,
       format: parseFormat(values.format),
+      timelineFile: values.timeline,
     });
   },
   serve: async (args) => {
     const { values } = parse(args, { ...environmentOptions, stdio: { type: "boolean" } });
+    const { runServe } = await import("./serve.js");
     return runServe({ ...commonOpts(values), ...environmentFlags(values), stdio: values.stdio === true });
   },
   "serve-mcp": async (args) => {
@@ -253,6 +253,7 @@ const commands: Record<string, Command> = {
       "max-sessions": { type: "string" },
       "session-idle-ms": { type: "string" },
     });
+    const { runServeMcp } = await import("./serveMcp.js");
     return runServeMcp({
       ...commonOpts(values),
       ...environmentFlags(values),
@@ -266,14 +267,17 @@ const commands: Record<string, Command> = {
   },
   demo: async (args) => {
     const { values } = parse(args, sandboxOptions);
+    const { runDemo } = await import("./demo.js");
     return runDemo({ ...commonOpts(values), ...sandboxFlags(values) });
   },
   mcp: async (args) => {
     const { values, positionals } = parse(args, {}, 2);
+    const { runMcpAuth } = await import("./mcpLogin.js");
     return runMcpAuth({ ...commonOpts(values), action: positionals[0], server: positionals[1] });
   },
   tools: async (args) => {
     const { values } = parse(args, { format: { type: "string" } });
+    const { runTools } = await import("./tools.js");
     return runTools({ ...commonOpts(values), format: values.format });
   },
 };

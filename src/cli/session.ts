@@ -2,7 +2,7 @@ import os from "node:os";
 import path from "node:path";
 import { stat } from "node:fs/promises";
 import { pino, type Logger } from "pino";
-import { McpConnectionManager } from "../mcp/index.js";
+import type { McpConnectionManager } from "../mcp/index.js";
 import type { ToolRouter } from "../router/index.js";
 import { createToolRouter } from "../toolset.js";
 import { createTurnContext, type TurnContext, type ToolEvent } from "../turn/index.js";
@@ -205,7 +205,7 @@ export async function openSession(
   // Before anything starts: a plugin that cannot load is a usage error with nothing to stop.
   const plugins = opts.plugins?.length ? await loadPlugins(opts.plugins) : undefined;
   const config = opts.configDoc
-    ? configFromDocument(opts.configDoc, cwd)
+    ? await configFromDocument(opts.configDoc, cwd)
     : await loadCliConfig({ configPath: opts.configPath, dir: cwd, logger });
   // Before any MCP server starts: a bad policy must not leave one running.
   const permissions = permissionEngine(config, opts.permissions, opts.approve);
@@ -218,6 +218,8 @@ export async function openSession(
   };
   let mcp: McpConnectionManager | undefined;
   if (Object.keys(config.mcpServers).length > 0) {
+    // The MCP client SDK only when servers are configured (about 130 ms of imports).
+    const { McpConnectionManager } = await import("../mcp/index.js");
     // Servers see the working directory and the writable roots as their roots (DESIGN section 14).
     const roots = [...new Set([cwd, ...environment.sandbox.writableRoots])];
     mcp = McpConnectionManager.start(config.mcpServers, { logger, onEvent, roots });

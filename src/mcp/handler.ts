@@ -19,7 +19,7 @@ export interface McpToolCaller {
 
 /**
  * Runs every `mcp` payload (Codex `McpHandler`): the raw tool name goes to its server with the
- * call's abort signal (so the server gets `notifications/cancelled`) and the server's per-call
+ * call's abort (so the server gets `notifications/cancelled`) and the server's per-call
  * timeout, which progress notifications reset. Failures answer the model with
  * `tool call error: ...` or `timed out awaiting tools/call after {N}s`.
  */
@@ -45,22 +45,25 @@ export class McpHandler implements ToolHandler {
     if (base) emitEvent(turn, { type: "mcp_tool_call_begin", ...base });
     const started = base ? performance.now() : 0;
     let success = false;
+    const opts: CallOptions = {
+      callId: inv.callId,
+      onProgress:
+        base &&
+        ((p) => {
+          emitEvent(turn, {
+            type: "mcp_tool_call_progress",
+            ...base,
+            progress: p.progress,
+            ...(p.total !== undefined && { total: p.total }),
+            ...(p.message !== undefined && { message: p.message }),
+          });
+        }),
+    };
+    // The runtime's invocations have onAbort: no AbortSignal per call.
+    if (inv.onAbort) opts.onAbort = inv.onAbort.bind(inv);
+    else opts.signal = inv.signal;
     try {
-      const result = await this.caller.callTool(server, tool, inv.args, {
-        signal: inv.signal,
-        callId: inv.callId,
-        onProgress:
-          base &&
-          ((p) => {
-            emitEvent(turn, {
-              type: "mcp_tool_call_progress",
-              ...base,
-              progress: p.progress,
-              ...(p.total !== undefined && { total: p.total }),
-              ...(p.message !== undefined && { message: p.message }),
-            });
-          }),
-      });
+      const result = await this.caller.callTool(server, tool, inv.args, opts);
       success = result.isError !== true;
       return { kind: "mcp", result };
     } catch (err) {

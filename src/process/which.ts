@@ -36,9 +36,28 @@ export function cachedLookup(name: string): (pathEnv: string | undefined) => Pro
 }
 
 /**
+ * Programs found to start, by `programKey`. The lookup is a few `access`/`stat` calls per PATH
+ * directory, about a third of the handler's own cost for a short command (bench/exec.ts). A hit
+ * is kept until a spawn of it fails (`forgetProgram`, then the lookup runs again for the
+ * model's words); a miss is never kept, so a program installed later is found. `spawn` does
+ * its own PATH search, so a cached hit never decides which file runs.
+ */
+const startable = new Set<string>();
+const MAX_STARTABLE = 1_000;
+
+function programKey(program: string, cwd: string, pathEnv: string | undefined): string {
+  return program.includes("/") ? path.resolve(cwd, program) : `${program}\0${pathEnv ?? ""}`;
+}
+
+/** A spawn of `program` failed: its next `programProblem` looks it up again. */
+export function forgetProgram(program: string, cwd: string, pathEnv: string | undefined): void {
+  startable.delete(programKey(program, cwd, pathEnv));
+}
+
+/**
  * Why `program` cannot start, in the words the model reads, or undefined when it can: a bare
  * name is looked up on `pathEnv`, a path against `cwd`. Checked before spawning, so a wrapper
- * (bwrap) that would exec it cannot blur the answer.
+ * (bwrap) that would exec it cannot blur the answer. Hits are cached (see `startable`).
  */
 export async function programProblem(
   program: string,
@@ -46,6 +65,17 @@ export async function programProblem(
   pathEnv: string | undefined,
 ): Promise<string | undefined> {
   if (program === "") return "command must not be empty";
+  const key = programKey(program, cwd, pathEnv);
+  if (startable.has(key)) return undefined;
+  const problem = await lookupProblem(program, cwd, pathEnv);
+  if (problem === undefined) {
+    if (startable.size >= MAX_STARTABLE) startable.clear();
+    startable.add(key);
+  }
+  return problem;
+}
+
+async function lookupProblem(program: string, cwd: string, pathEnv: string | undefined): Promise<string | undefined> {
   if (!program.includes("/")) {
     return (await findExecutable(program, pathEnv)) ? undefined : `command not found: ${program}`;
   }

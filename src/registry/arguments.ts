@@ -1,15 +1,22 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
-import { Ajv2019 } from "ajv/dist/2019.js";
-import { Ajv2020 } from "ajv/dist/2020.js";
-import addFormatsModule from "ajv-formats";
+import { createRequire } from "node:module";
+import type { Ajv, ErrorObject, ValidateFunction } from "ajv";
+import type { Ajv2019 } from "ajv/dist/2019.js";
+import type { Ajv2020 } from "ajv/dist/2020.js";
 import type { Logger } from "pino";
 import { FunctionCallError, texts, type JsonSchema } from "../protocol/index.js";
 import { errorMessage } from "../util/index.js";
 
-// ajv-formats ships CJS with a default export object.
 /** Each dialect has its own class over ajv's core. */
 type AnyAjv = Ajv | Ajv2019 | Ajv2020;
-const addFormats = addFormatsModule as unknown as <A extends AnyAjv>(ajv: A) => A;
+
+// ajv's dialects and ajv-formats are CommonJS, required on first use: about 20-30 ms of
+// start-up each that a process validating nothing (or one dialect, no formats) never pays.
+// The CLI bundle (scripts/bundle-cli.mjs) bundles these requires, still lazily.
+const require = createRequire(import.meta.url);
+type AjvClass = new (options: object) => AnyAjv;
+const addFormats = (ajv: AnyAjv): void => {
+  (require("ajv-formats") as { default: (ajv: AnyAjv) => AnyAjv }).default(ajv);
+};
 
 export type SchemaDialect = "draft-07" | "2019-09" | "2020-12";
 
@@ -23,9 +30,23 @@ function makeAjv(dialect: SchemaDialect): AnyAjv {
     validateSchema: false,
     logger: false as const,
   };
-  const ajv =
-    dialect === "2020-12" ? new Ajv2020(options) : dialect === "2019-09" ? new Ajv2019(options) : new Ajv(options);
-  return addFormats(ajv);
+  const Class =
+    dialect === "2020-12"
+      ? (require("ajv/dist/2020.js") as { Ajv2020: AjvClass }).Ajv2020
+      : dialect === "2019-09"
+        ? (require("ajv/dist/2019.js") as { Ajv2019: AjvClass }).Ajv2019
+        : (require("ajv") as { Ajv: AjvClass }).Ajv;
+  return new Class(options);
+}
+
+/** Whether `value` uses the `format` keyword anywhere (ajv-formats is loaded only then). */
+function usesFormat(value: unknown): boolean {
+  if (Array.isArray(value)) return value.some(usesFormat);
+  if (typeof value !== "object" || value === null) return false;
+  for (const [key, inner] of Object.entries(value)) {
+    if ((key === "format" && typeof inner === "string") || usesFormat(inner)) return true;
+  }
+  return false;
 }
 
 function dialectOf(schema: JsonSchema, fallback: SchemaDialect): SchemaDialect {
@@ -52,35 +73,48 @@ export function describeSchemaError(err: ErrorObject): string {
 }
 
 /**
- * Compiles each schema once (ajv per dialect, lazily created). A schema that cannot compile is
+ * Compiles each schema once, on the first call it validates (ajv per dialect, lazily created):
+ * a router offers many tools and a turn calls few of them. A schema that cannot compile is
  * logged once and validation is skipped for it: the handler (or server) judges the arguments.
  */
 export class SchemaValidatorCache {
-  private readonly ajvs = new Map<SchemaDialect, AnyAjv>();
-  private readonly compiled = new WeakMap<JsonSchema, ArgumentValidator | null>();
+  private readonly ajvs = new Map<SchemaDialect, { ajv: AnyAjv; formats: boolean }>();
+  private readonly validators = new WeakMap<JsonSchema, ArgumentValidator>();
 
   constructor(private readonly logger?: Logger) {}
 
-  validatorFor(schema: JsonSchema, toolName: string, fallback: SchemaDialect = "draft-07"): ArgumentValidator | null {
-    const cached = this.compiled.get(schema);
+  validatorFor(schema: JsonSchema, toolName: string, fallback: SchemaDialect = "draft-07"): ArgumentValidator {
+    const cached = this.validators.get(schema);
     if (cached !== undefined) return cached;
-    let validator: ArgumentValidator | null = null;
+    // undefined: not compiled yet; null: does not compile, arguments pass unchecked.
+    let validate: ValidateFunction | null | undefined;
+    const validator: ArgumentValidator = (args) => {
+      validate ??= this.compile(schema, toolName, fallback);
+      return validate === null || validate(args) ? [] : (validate.errors ?? []).map(describeSchemaError);
+    };
+    this.validators.set(schema, validator);
+    return validator;
+  }
+
+  private compile(schema: JsonSchema, toolName: string, fallback: SchemaDialect): ValidateFunction | null {
     try {
       const dialect = dialectOf(schema, fallback);
-      let ajv = this.ajvs.get(dialect);
-      if (!ajv) {
-        ajv = makeAjv(dialect);
-        this.ajvs.set(dialect, ajv);
+      let entry = this.ajvs.get(dialect);
+      if (!entry) {
+        entry = { ajv: makeAjv(dialect), formats: false };
+        this.ajvs.set(dialect, entry);
+      }
+      if (!entry.formats && usesFormat(schema)) {
+        addFormats(entry.ajv);
+        entry.formats = true;
       }
       // Drop `$id` so two tools sharing an id cannot collide in ajv's registry.
       const { $id: _id, ...rest } = schema;
-      const validate: ValidateFunction = ajv.compile(rest);
-      validator = (args) => (validate(args) ? [] : (validate.errors ?? []).map(describeSchemaError));
+      return entry.ajv.compile(rest);
     } catch (err) {
       this.logger?.warn({ err, toolName }, "tool schema does not compile; arguments are not validated");
+      return null;
     }
-    this.compiled.set(schema, validator);
-    return validator;
   }
 }
 

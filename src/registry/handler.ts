@@ -19,6 +19,12 @@ export interface ToolInvocation<Ctx = unknown> {
    * cloning an invocation.
    */
   readonly signal: AbortSignal;
+  /**
+   * Calls `listener` once when the call is aborted (at once when it already was): all a handler
+   * that only passes cancellation on needs, without the microseconds an `AbortSignal` costs per
+   * call. Absent (an invocation built by hand): read `signal` instead.
+   */
+  onAbort?(listener: (reason: unknown) => void): void;
   turn: TurnContext;
   context: Ctx;
   /**

@@ -7,8 +7,8 @@ import { escalate } from "./policyStage.js";
 /**
  * A class rather than a literal: V8 builds it far faster than an object literal with a getter.
  * `signal` is read through from the dispatch options, so a signal the caller creates lazily is
- * only created when a handler uses it (it lives on the prototype: copy it explicitly when
- * cloning an invocation).
+ * only created when a handler uses it (it and `onAbort` live on the prototype: copy them
+ * explicitly when cloning an invocation).
  */
 export class Invocation<Ctx> implements ToolInvocation<Ctx> {
   readonly callId: string;
@@ -31,6 +31,23 @@ export class Invocation<Ctx> implements ToolInvocation<Ctx> {
 
   get signal(): AbortSignal {
     return this.opts.signal;
+  }
+
+  onAbort(listener: (reason: unknown) => void): void {
+    if (this.opts.onAbort) {
+      this.opts.onAbort(listener);
+      return;
+    }
+    const signal = this.opts.signal;
+    if (signal.aborted) listener(signal.reason);
+    else
+      signal.addEventListener(
+        "abort",
+        () => {
+          listener(signal.reason);
+        },
+        { once: true },
+      );
   }
 
   escalate(request: EscalationRequest): Promise<boolean> {

@@ -11,6 +11,7 @@ import {
   type ResponseInputItem,
   type ResponseItem,
   type ToolCall,
+  type ToolSpec,
   type UnknownItem,
 } from "../protocol/index.js";
 import {
@@ -36,6 +37,10 @@ export interface DispatchOptions<Ctx> {
   turn: TurnContext;
   /** Read only when needed (gate wait, `inv.signal`): a caller may create it lazily. */
   readonly signal: AbortSignal;
+  /** Whether `signal` has aborted, read without making it; absent: `signal` is read. */
+  readonly aborted?: boolean;
+  /** `ToolInvocation.onAbort`; absent: the invocation listens on `signal`. */
+  onAbort?(listener: (reason: unknown) => void): void;
   context?: Ctx;
   /**
    * The moment the handler starts (lock held, gate passed). The runtime emits
@@ -72,6 +77,7 @@ export class ToolRouter<Ctx = unknown> {
   private readonly logger: Logger | undefined;
   /** MCP tools shadowed by a registered tool of the same name, each reported once. */
   private readonly shadowed = new Set<string>();
+  private specByName: Map<string, ToolSpec> | undefined;
   private readonly closers: ReadonlyArray<() => Promise<void>>;
   private readonly spill: SpillStore | undefined;
   /** Tool groups and deferred tools: what is offered and callable now. */
@@ -109,6 +115,15 @@ export class ToolRouter<Ctx = unknown> {
   specs(opts: { riskField?: boolean } = {}): ConfiguredToolSpec[] {
     const all = this.allSpecs();
     return opts.riskField === true ? all.map((c) => this.withRiskField(c)) : all;
+  }
+
+  /**
+   * The registered spec of that name, active or not (MCP tools are function tools): one lookup,
+   * where `specs()` lists every tool (what a per-call caller such as serve-mcp must not pay).
+   */
+  registeredSpec(toolName: string): ToolSpec | undefined {
+    this.specByName ??= new Map(this.configuredSpecs.map((c) => [specName(c.spec), c.spec]));
+    return this.specByName.get(toolName);
   }
 
   private allSpecs(): ConfiguredToolSpec[] {
@@ -327,6 +342,7 @@ class CallDispatch<Ctx> {
     let invocation: Invocation<Ctx>;
     let risk: unknown;
     let direct: boolean;
+    let mutating: boolean | Promise<boolean> = false;
     try {
       if (!handlerMatchesKind(tool.handler, call.payload)) {
         throw FunctionCallError.fatal(texts.incompatiblePayload(call.toolName));
@@ -334,8 +350,11 @@ class CallDispatch<Ctx> {
       // With the risk field on, the model's `security_risk` is the policy's, not the tool's.
       risk = turn.permissions?.riskField === true ? takeRisk(call) : undefined;
       invocation = new Invocation(call, invocationArgs(call, tool.validate), opts);
-      // Nothing to wait for before the handler (no classification, no policy): three property reads.
-      direct = !tool.handler.isMutating && !turn.permissions && !turn.hooks;
+      if (tool.handler.isMutating) mutating = tool.handler.isMutating(invocation);
+      // Nothing to wait for before the handler (no policy, classified at once, the gate open for a
+      // mutating call): no promise before the handler's own.
+      direct =
+        !turn.permissions && !turn.hooks && (mutating === false || (mutating === true && turn.toolCallGate.isReady()));
     } catch (err) {
       this.failed(err);
       return;
@@ -344,7 +363,7 @@ class CallDispatch<Ctx> {
       this.start(tool, invocation, this.dispatchedAt ?? now());
       return;
     }
-    this.admit(tool, invocation, risk).then(
+    this.admit(tool, invocation, risk, mutating).then(
       (admitted) => {
         if (typeof admitted === "string") this.answer(admitted);
         else this.start(tool, admitted, now());
@@ -363,22 +382,24 @@ class CallDispatch<Ctx> {
     tool: RegisteredTool<Ctx>,
     invocation: Invocation<Ctx>,
     risk: unknown,
+    classified: boolean | Promise<boolean>,
   ): Promise<Invocation<Ctx> | string> {
     const { opts, timing } = this;
     const { turn } = opts;
-    const mutating = tool.handler.isMutating ? await tool.handler.isMutating(invocation) : false;
+    const mutating = await classified;
     if (turn.permissions !== undefined || turn.hooks !== undefined) {
       const passed = await policyStage(tool, invocation, mutating, risk, opts);
       if (!("invocation" in passed)) return passed.text;
       invocation = passed.invocation;
     }
-    if (mutating) {
+    // `opts.signal` is read only when the call waits or was aborted: the runtime makes it on demand.
+    if (mutating && !turn.toolCallGate.isReady()) {
       const gateStart = now();
       await turn.toolCallGate.waitReady(opts.signal);
       timing.gateWaitMs = now() - gateStart;
     }
     // The call may have been aborted while its classification or approval was pending: never start it then.
-    opts.signal.throwIfAborted();
+    if (opts.aborted !== false) opts.signal.throwIfAborted();
     return invocation;
   }
 

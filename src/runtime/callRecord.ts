@@ -2,7 +2,7 @@ import type { PayloadKind, ResponseInputItem, ToolCall } from "../protocol/index
 import type { RegisteredTool, ToolInvocation } from "../registry/index.js";
 import type { DispatchOptions, DispatchResult, DispatchSink } from "../router/index.js";
 import { emitEvent, type Timing, type TurnContext } from "../turn/index.js";
-import { now } from "../util/index.js";
+import { errorText, now } from "../util/index.js";
 import { GRANTED, type LockRequest } from "./lock.js";
 import type { RunningLinks } from "./runningCalls.js";
 
@@ -65,6 +65,8 @@ export class CallRecord<Ctx> implements DispatchOptions<Ctx>, DispatchSink, Lock
   /** Set once the call is aborted (runtime abort, fatal error, or its own signal). */
   private abortReason: unknown;
   private controller: AbortController | undefined;
+  /** `onAbort` listeners: most calls have none, an MCP call one. */
+  private abortListeners: Array<(reason: unknown) => void> | undefined;
   private outcomePromise: Promise<ToolCallOutcome> | undefined;
   private resolveOutcome: ((o: ToolCallOutcome) => void) | undefined;
 
@@ -104,10 +106,26 @@ export class CallRecord<Ctx> implements DispatchOptions<Ctx>, DispatchSink, Lock
     return this.abortReason !== undefined;
   }
 
+  /** `ToolInvocation.onAbort`: no `AbortSignal` is made for it. */
+  onAbort(listener: (reason: unknown) => void): void {
+    if (this.abortReason !== undefined) listener(this.abortReason);
+    else (this.abortListeners ??= []).push(listener);
+  }
+
   abortSignal(reason: unknown): void {
     if (this.abortReason !== undefined) return;
     this.abortReason = reason;
     this.controller?.abort(reason);
+    const listeners = this.abortListeners;
+    this.abortListeners = undefined;
+    for (const listener of listeners ?? []) {
+      try {
+        listener(reason);
+      } catch (err) {
+        // Like an abort event listener's: the abort goes on for every other call.
+        this.turn.logger.warn({ err: errorText(err), callId: this.callId }, "abort listener threw");
+      }
+    }
   }
 
   abortTurn(text: string): void {

@@ -1,6 +1,7 @@
 import {
   cachedLookup,
   childSessions,
+  forgetProgram,
   releaseGroup,
   signalSessions,
   programProblem,
@@ -98,7 +99,10 @@ export class LocalEnvironment implements ExecEnvironment {
         req.tty === true,
       );
     } catch (err) {
-      throw FunctionCallError.respondToModel(`failed to start ${program}: ${errorMessage(err)}`);
+      // A program found before may be gone (or no longer executable) since: look again.
+      forgetProgram(program, req.cwd, env["PATH"]);
+      const gone = await programProblem(program, req.cwd, env["PATH"]);
+      throw FunctionCallError.respondToModel(gone ?? `failed to start ${program}: ${errorMessage(err)}`);
     }
   }
 

@@ -13,3 +13,4 @@ export {
 } from "./lines.js";
 export { PACKAGE_VERSION } from "./version.js";
 export { parseJsonc } from "./jsonc.js";
+export { escapeXml } from "./xml.js";

@@ -317,6 +317,23 @@ describe("shell handler with real processes", () => {
     );
   });
 
+  it("a program found once and then removed or made non-executable is reported as such (the lookup cache forgets it)", async () => {
+    const script = path.join(dir, "comes-and-goes.sh");
+    await writeFile(script, "#!/bin/sh\necho here\n");
+    await chmod(script, 0o755);
+    expect(body(await shell.handle(invocation({ command: [script] }).inv))).toContain("here");
+    await chmod(script, 0o644);
+    await expectModelError(
+      shell.handle(invocation({ command: [script] }).inv),
+      `permission denied: ${script} is not executable`,
+    );
+    await rm(script);
+    await expectModelError(shell.handle(invocation({ command: [script] }).inv), `command not found: ${script}`);
+    await writeFile(script, "#!/bin/sh\necho back\n");
+    await chmod(script, 0o755);
+    expect(body(await shell.handle(invocation({ command: [script] }).inv))).toContain("back");
+  });
+
   it("classifies calls: known-safe commands are not mutating", () => {
     expect(shell.isMutating(invocation({ command: ["ls", "-la"] }).inv)).toBe(false);
     expect(shell.isMutating(invocation({ command: ["bash", "-lc", "ls && touch x"] }).inv)).toBe(true);
