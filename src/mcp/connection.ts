@@ -100,37 +100,26 @@ export interface McpClientCallbacks {
 }
 
 /**
- * A running tools/call's deadline, run here rather than by the SDK so it can pause: progress
- * re-arms it, and it waits while the server asks a person (elicitation) or a model (sampling).
+ * One running tools/call: its deadline and its cancellation, in one object per call.
+ *
+ * The deadline is run here rather than by the SDK so it can pause: progress re-arms it, and it
+ * waits while the server asks a person (elicitation) or a model (sampling).
+ *
+ * The SDK gets the object as the request's `AbortSignal` and reads only `aborted`, `reason`,
+ * `throwIfAborted` and one `abort` listener (which sends `notifications/cancelled`): a real
+ * AbortController and its listener cost about 8 µs of CPU per call (bench `mcp`), and most
+ * calls are never aborted. test/mcp/cancellation.test.ts checks that an abort still reaches the
+ * server.
  */
-class CallDeadline {
-  private timer: NodeJS.Timeout | undefined;
-  constructor(
-    private readonly ms: number,
-    private readonly expire: () => void,
-  ) {}
-
-  arm(): void {
-    clearTimeout(this.timer);
-    this.timer = setTimeout(this.expire, timerDelay(this.ms));
-  }
-
-  stop(): void {
-    clearTimeout(this.timer);
-    this.timer = undefined;
-  }
-}
-
-/**
- * What the SDK reads of a request's `AbortSignal` (`aborted`, `reason`, `throwIfAborted`, one
- * `abort` listener, which sends `notifications/cancelled`), as a plain object: a real signal
- * and its listener cost about 8 µs of CPU per call (bench `mcp`), and most calls are never
- * aborted. test/mcp/stdio.test.ts checks that an abort still reaches the server.
- */
-class RequestCancellation {
+class PendingCall {
   aborted = false;
   reason: unknown;
+  /** Aborted by the caller, not by the deadline. */
+  cancelled = false;
   private listener: (() => void) | undefined;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly ms: number) {}
 
   throwIfAborted(): void {
     if (this.aborted) throw this.reason;
@@ -150,6 +139,31 @@ class RequestCancellation {
     this.reason = reason;
     this.listener?.();
   }
+
+  cancel(reason: unknown): void {
+    if (!this.aborted) this.cancelled = true;
+    this.abort(reason);
+  }
+
+  /** (Re)starts the deadline; `refresh` re-arms without a new timer. */
+  arm(): void {
+    if (this.timer) this.timer.refresh();
+    else this.timer = setTimeout(expire, timerDelay(this.ms), this);
+  }
+
+  stop(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  timedOut(): McpCallError {
+    return new McpCallError(texts.mcpTimedOut("tools/call", this.ms), true);
+  }
+}
+
+/** A module-level timer callback: no closure per call. */
+function expire(call: PendingCall): void {
+  call.abort(call.timedOut());
 }
 
 export interface McpConnectionOptions {
@@ -191,7 +205,7 @@ export class McpConnection {
   private readonly opening = new Set<Opening>();
   private readonly callbacks: McpClientCallbacks;
   /** Deadlines of running calls, paused while `asking` > 0. */
-  private readonly deadlines = new Set<CallDeadline>();
+  private readonly deadlines = new Set<PendingCall>();
   /** Server requests (elicitation, sampling) being answered now. */
   private asking = 0;
   /** A `url` server's fetch, with OAuth: one per server, so tokens outlive reconnects. */
@@ -425,55 +439,44 @@ export class McpConnection {
   callTool(tool: string, args: Record<string, unknown> | undefined, opts: CallOptions = {}): Promise<CallToolResult> {
     const timeoutMs = opts.timeoutMs ?? this.toolTimeoutMs;
     const params = args === undefined ? { name: tool } : { name: tool, arguments: args };
-    // Both the deadline and the caller's abort cancel through one plain object, not an
-    // AbortController: see RequestCancellation.
-    const cancellation = new RequestCancellation();
-    const deadline = new CallDeadline(timeoutMs, () => {
-      cancellation.abort(new McpCallError(texts.mcpTimedOut("tools/call", timeoutMs), true));
-    });
+    const call = new PendingCall(timeoutMs);
     const { signal, onProgress } = opts;
-    let aborted = false;
-    const forward = (reason?: unknown): void => {
-      aborted = true;
-      cancellation.abort(reason ?? signal?.reason);
-    };
-    const fromSignal = (): void => {
-      forward();
-    };
-    if (signal?.aborted) forward();
-    else if (signal) signal.addEventListener("abort", fromSignal, { once: true });
-    else opts.onAbort?.(forward);
+    const fromSignal = signal && ((): void => call.cancel(signal.reason));
+    if (signal?.aborted) call.cancel(signal.reason);
+    else if (fromSignal) signal.addEventListener("abort", fromSignal, { once: true });
+    else opts.onAbort?.((reason) => call.cancel(reason));
     const options: RequestOptions = {
-      // The SDK reads only what RequestCancellation has (see there).
-      signal: cancellation as unknown as AbortSignal,
-      timeout: MAX_TIMER_MS, // the deadline above rules
+      // The SDK reads only what PendingCall has (see there).
+      signal: call as unknown as AbortSignal,
+      timeout: MAX_TIMER_MS, // the call's own deadline rules
       // Always asked for: without a progress token the server cannot reset the call's deadline.
       onprogress: (p) => {
-        if (this.asking === 0) deadline.arm();
+        if (this.asking === 0) call.arm();
         onProgress?.(p);
       },
     };
-    this.deadlines.add(deadline);
-    if (this.asking === 0) deadline.arm();
+    this.deadlines.add(call);
+    if (this.asking === 0) call.arm();
     const session = this.session; // unset once closed or dead: then client() says why or restarts
     const result = session
       ? session.client.callTool(params, undefined, options)
       : this.client().then((c) => c.callTool(params, undefined, options));
-    const settle = (): void => {
-      deadline.stop();
-      this.deadlines.delete(deadline);
-      signal?.removeEventListener("abort", fromSignal);
-    };
     return (result as Promise<CallToolResult>).then(
       (r) => {
-        settle();
+        this.settle(call, signal, fromSignal);
         return r;
       },
       (err: unknown) => {
-        settle();
-        throw this.explain(err, "tools/call", timeoutMs, aborted);
+        this.settle(call, signal, fromSignal);
+        throw this.explain(err, "tools/call", timeoutMs, call.cancelled);
       },
     );
+  }
+
+  private settle(call: PendingCall, signal: AbortSignal | undefined, fromSignal: (() => void) | undefined): void {
+    call.stop();
+    this.deadlines.delete(call);
+    if (fromSignal) signal?.removeEventListener("abort", fromSignal);
   }
 
   /**

@@ -486,7 +486,10 @@ export class ToolCallRuntime<Ctx = unknown> {
     this.tracing?.end(outcome);
     if (this.onOutcome) this.tellOutcome(this.onOutcome, outcome);
     const { callId, toolName } = outcome;
-    this.turn.logger.debug({ callId, toolName, success, aborted, timing: outcome.timing }, "tool call finished");
+    // No object per call for a level that is off (serve-mcp's logger is at error).
+    if (this.turn.logger.isLevelEnabled("debug")) {
+      this.turn.logger.debug({ callId, toolName, success, aborted, timing: outcome.timing }, "tool call finished");
+    }
     // The event object is built only when someone listens.
     if (this.turn.onEvent)
       emitEvent(this.turn, { type: "tool_call_end", callId, toolName, success, aborted, timing: outcome.timing });

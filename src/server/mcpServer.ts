@@ -80,6 +80,9 @@ export class McpToolService {
   /** Whole results of proxied calls running now, by our call id (undefined until it answers). */
   private readonly whole = new Map<string, CallToolResult | undefined>();
   private readonly stopTap: (() => unknown) | undefined;
+  /** Call ids are this service's random prefix and a count: unique without a UUID per call. */
+  private readonly callIdPrefix = `${randomUUID().slice(0, 8)}_`;
+  private calls = 0;
 
   constructor(private readonly opts: McpToolServiceOptions) {
     this.runtime = this.newRuntime();
@@ -138,7 +141,7 @@ export class McpToolService {
   ): Promise<CallToolResult> {
     const { router } = this.opts;
     const spec = router.registeredSpec(name);
-    const callId = `mcp_${randomUUID()}`;
+    const callId = `mcp_${this.callIdPrefix}${++this.calls}`;
     let item: FunctionCallItem | CustomToolCallItem;
     if (spec?.type === "custom") {
       const input = args["input"];
