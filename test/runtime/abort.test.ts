@@ -299,7 +299,7 @@ describe("abort", () => {
       const permissions = new PermissionEngine({ ask: ["t(asked)"], approve: async () => ({ decision: "abort" }) });
       runtime = makeRuntime([{ name: "t", handler, parallel: true }], { turn: { permissions } }).runtime;
       runtime.submit(fc("asker", "t", JSON.stringify({ tag: "asked" })));
-      for (let i = 0; i < delay; i++) await null;
+      for (let i = 0; i < delay; i++) await Promise.resolve();
       runtime.submit(fc("reader", "t", JSON.stringify({ tag: "free" })));
       const [asker, reader] = await runtime.drainOutcomes();
       expect(runtime.aborted).toBe(true);
