@@ -8,7 +8,7 @@ import { createToolRouter } from "../toolset.js";
 import { ToolCallRuntime } from "../runtime/index.js";
 import { createTurnContext, type ToolEvent } from "../turn/index.js";
 import { PermissionEngine } from "../policy/index.js";
-import { exitCodeFor, interruptible, onInterrupt, stderrLogger } from "./session.js";
+import { exitCodeFor, interruptible, InterruptedError, onInterrupt, RunningCommands, stderrLogger } from "./session.js";
 import { LiveStatus } from "./status.js";
 import { CallTimeline, exclusiveOverlaps, timelineText } from "./timeline.js";
 import { bwrapInstalled, describeSandbox, openEnvironment, type SandboxFlags } from "./sandbox.js";
@@ -130,6 +130,9 @@ export async function runDemo(opts: { logLevel?: string | undefined } & SandboxF
   const ws = await mkdtemp(path.join(os.tmpdir(), "toolcall-demo-"));
   let mcp: McpConnectionManager | undefined;
   let environment: ExecEnvironment | undefined;
+  // An aborted command answers before its process group is gone: the workspace goes after it.
+  const commands = new RunningCommands();
+  let result = 0;
   // Ctrl-C aborts the turn (outputs and summary still shown) and still removes the workspace.
   const interrupt = new AbortController();
   let interrupted: NodeJS.Signals = "SIGINT";
@@ -147,6 +150,8 @@ export async function runDemo(opts: { logLevel?: string | undefined } & SandboxF
     const mode = opts.sandbox ?? (bwrap ? "workspace-write" : "danger-full-access");
     environment = await openEnvironment(ws, { mode, networkAccess: opts.network === true }, undefined);
     out.write(`${describeSandbox(mode, bwrap, opts.sandbox === undefined ? "auto" : "flag")}\n`);
+    // Interrupted while preparing: no server to start, no turn to run.
+    if (interrupt.signal.aborted) throw new InterruptedError(interrupted);
     mcp = McpConnectionManager.start({ demo: demoServerLaunch() }, { logger });
     await interruptible(mcp.waitForStartup());
     const router = await createToolRouter({}, { mcp, logger });
@@ -175,6 +180,7 @@ export async function runDemo(opts: { logLevel?: string | undefined } & SandboxF
         status.note(line);
       }),
       onEvent: (event) => {
+        commands.observe(event);
         onDecision(event);
         onEvent(event);
       },
@@ -219,12 +225,14 @@ export async function runDemo(opts: { logLevel?: string | undefined } & SandboxF
         timelineText(timeline.calls, out.columns ?? 100),
       ].join("\n"),
     );
-    if (interrupt.signal.aborted) return exitCodeFor(interrupted);
-    return overlaps.length === 0 && failed === 0 ? 0 : 1;
+    result = overlaps.length === 0 && failed === 0 ? 0 : 1;
   } finally {
+    await commands.settled();
     await environment?.close?.();
     await mcp?.close();
     await rm(ws, { recursive: true, force: true });
     stopHandlingSignals();
   }
+  // Also for a Ctrl-C while the demo was cleaning up: the user interrupted it.
+  return interrupt.signal.aborted ? exitCodeFor(interrupted) : result;
 }

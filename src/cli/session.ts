@@ -75,11 +75,15 @@ export async function interruptible<T>(work: Promise<T>, cleanup?: () => Promise
   }
 }
 
+/** Longer than the shell's kill grace plus its wait for the group to go. */
+const COMMANDS_SETTLE_MS = 3_000;
+
 /**
  * Shell commands still running. An aborted call answers at once while its handler is still
- * killing the process group (SIGKILL after a grace): exiting before that would orphan it.
+ * killing the process group (SIGKILL after a grace): exiting, or removing the directory it
+ * writes to, before that would orphan it or race its last writes.
  */
-class RunningCommands {
+export class RunningCommands {
   private readonly ids = new Set<string>();
   private idle: (() => void) | undefined;
 
@@ -89,7 +93,7 @@ class RunningCommands {
   }
 
   /** Resolves when none runs, or after `ms` (a handler that never reports its end). */
-  settled(ms: number): Promise<void> {
+  settled(ms = COMMANDS_SETTLE_MS): Promise<void> {
     if (this.ids.size === 0) return Promise.resolve();
     return new Promise((resolve) => {
       const timer = setTimeout(resolve, ms);
@@ -100,9 +104,6 @@ class RunningCommands {
     });
   }
 }
-
-/** Longer than the shell's kill grace plus its wait for the group to go. */
-const COMMANDS_SETTLE_MS = 3_000;
 
 /** Options every command shares (the sandbox flags only where tools run; without them, the defaults). */
 export interface CommonOptions extends SandboxFlags {
@@ -252,7 +253,7 @@ export async function openSession(
     onEvent,
   });
   const close = async (): Promise<void> => {
-    await commands.settled(COMMANDS_SETTLE_MS);
+    await commands.settled();
     await router.close();
     await environment.close?.();
     await mcp?.close();

@@ -366,7 +366,7 @@ class CallDispatch<Ctx> {
     this.admit(tool, invocation, risk, mutating).then(
       (admitted) => {
         if (typeof admitted === "string") this.answer(admitted);
-        else this.start(tool, admitted, now());
+        else this.startUnlessAborted(tool, admitted);
       },
       (err: unknown) => {
         this.failed(err);
@@ -398,9 +398,23 @@ class CallDispatch<Ctx> {
       await turn.toolCallGate.waitReady(opts.signal);
       timing.gateWaitMs = now() - gateStart;
     }
-    // The call may have been aborted while its classification or approval was pending: never start it then.
-    if (opts.aborted !== false) opts.signal.throwIfAborted();
     return invocation;
+  }
+
+  /**
+   * The call may have been aborted while its classification, approval or gate was pending, or in
+   * the hop from `admit`'s return to here (another call's "abort" decision settles in between):
+   * never start it then. Checked in the same synchronous step as the start, so nothing can come
+   * between.
+   */
+  private startUnlessAborted(tool: RegisteredTool<Ctx>, invocation: Invocation<Ctx>): void {
+    const { opts } = this;
+    // `opts.signal` is read only when the call was aborted: the runtime makes it on demand.
+    if (opts.aborted !== false && opts.signal.aborted) {
+      this.failed(opts.signal.reason);
+      return;
+    }
+    this.start(tool, invocation, now());
   }
 
   private start(tool: RegisteredTool<Ctx>, invocation: Invocation<Ctx>, startedAt: number): void {

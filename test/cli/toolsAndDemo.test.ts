@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { collect, runCli, spawnCli, withTempDir } from "./helpers.js";
-import { mkdir, stat, symlink, writeFile } from "node:fs/promises";
+import { collect, processesWith, runCli, spawnCli, waitFor, withTempDir } from "./helpers.js";
+import { chmod, mkdir, stat, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { findExecutable } from "../../src/process/index.js";
 import { bwrapInstalled } from "../../src/cli/sandbox.js";
@@ -126,5 +126,54 @@ describe("toolcall demo (child process)", () => {
     expect(result.stdout).toMatch(/calls:\s+11 \(\d+ failed, \d+ denied by policy\)/);
     const ws = /workspace (\S+)/.exec(result.stdout)?.[1] as string;
     await expect(stat(ws)).rejects.toThrow(/ENOENT/);
+  });
+
+  it("on SIGINT waits for an aborted command to die before removing its workspace", async () => {
+    await withTempDir(async (dir) => {
+      // The backup step's `cp` as a build tool that shrugs off SIGINT and SIGTERM and keeps
+      // writing into the workspace until the abort's SIGKILL, and notes it if it ever finds the
+      // workspace gone. (The real `cp` leaves a window of a few ms, which failed CI once with
+      // ENOTEMPTY; unsandboxed, so that the trap keeps it alive for the whole kill grace rather
+      // than until bubblewrap's namespace dies.)
+      const bin = path.join(dir, "bin");
+      const cp = path.join(bin, "cp");
+      const started = path.join(dir, "started");
+      const outlived = path.join(dir, "outlived");
+      await mkdir(bin);
+      await writeFile(
+        cp,
+        [
+          "#!/bin/bash",
+          "trap '' INT TERM",
+          `: > '${started}'`,
+          "while :; do",
+          `  if [ -e "$PWD/package.json" ]; then : > "\${@: -1}"; else : > '${outlived}'; fi`,
+          "done",
+          "",
+        ].join("\n"),
+      );
+      await chmod(cp, 0o755);
+      const child = spawnCli(["demo", "--sandbox", "danger-full-access"], {
+        env: { PATH: `${bin}:${process.env["PATH"] ?? ""}` },
+      });
+      const done = collect(child);
+      await waitFor(
+        () =>
+          stat(started).then(
+            () => true,
+            () => false,
+          ),
+        "the backup step to start",
+      );
+      child.kill("SIGINT");
+      const result = await done;
+      expect(result.stderr).toBe("");
+      expect(result.code).toBe(130);
+      expect(result.stdout).toMatch(/call_backup shell FAILED\n {4}Wall time: .*\n {4}aborted by user/);
+      const ws = /workspace (\S+)/.exec(result.stdout)?.[1] as string;
+      await expect(stat(ws)).rejects.toThrow(/ENOENT/);
+      await expect(stat(outlived)).rejects.toThrow(/ENOENT/);
+      expect(await processesWith(cp)).toEqual([]);
+    });
   });
 });

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { ToolHandler } from "../../src/index.js";
+import { PermissionEngine, type ToolCallRuntime, type ToolHandler } from "../../src/index.js";
 import { ControlledHandler, deferred, fc, flush, makeRuntime, Observer, text, waitFor } from "../support/harness.js";
 
 /** Resolves with "pending" if `p` has not settled before the next macrotask. */
@@ -276,6 +276,40 @@ describe("abort", () => {
     expect(out).toMatchObject({ aborted: true });
     expect(handled).toBe(false);
     expect(events.some((e) => e.type === "tool_call_begin")).toBe(false);
+  });
+
+  // Property seed -345781087: c0's approver answered "abort" in the hop between c2 passing its
+  // policy stage and its handler starting, and c2 started in an aborted runtime. Which hop that
+  // is depends on how many awaits each path takes: the second call is submitted after every
+  // number of microtasks from none to past the abort.
+  it("no call starts after another call's approval decided abort, whichever microtask the decision lands in", async () => {
+    const startsAfterAbort: string[] = [];
+    const startedBeforeAbort: number[] = [];
+    for (let delay = 0; delay < 30; delay++) {
+      let runtime: ToolCallRuntime | undefined;
+      const handler: ToolHandler = {
+        kind: "function",
+        matchRule: (specifier, inv) => (inv.args as { tag: string }).tag === specifier,
+        async handle(inv) {
+          if (runtime?.aborted) startsAfterAbort.push(`${inv.callId} submitted ${delay} microtasks later`);
+          else startedBeforeAbort.push(delay);
+          return { kind: "function", body: "ran" };
+        },
+      };
+      const permissions = new PermissionEngine({ ask: ["t(asked)"], approve: async () => ({ decision: "abort" }) });
+      runtime = makeRuntime([{ name: "t", handler, parallel: true }], { turn: { permissions } }).runtime;
+      runtime.submit(fc("asker", "t", JSON.stringify({ tag: "asked" })));
+      for (let i = 0; i < delay; i++) await Promise.resolve();
+      runtime.submit(fc("reader", "t", JSON.stringify({ tag: "free" })));
+      const [asker, reader] = await runtime.drainOutcomes();
+      expect(runtime.aborted).toBe(true);
+      expect(asker).toMatchObject({ aborted: false, item: { output: expect.stringMatching(/^rejected by user/) } });
+      if (!startedBeforeAbort.includes(delay)) expect(reader).toMatchObject({ aborted: true, success: false });
+    }
+    expect(startsAfterAbort).toEqual([]);
+    // The sweep spans the window: submitted at once, the reader started before the abort.
+    expect(startedBeforeAbort).toContain(0);
+    expect(startedBeforeAbort).not.toContain(29);
   });
 
   it("an item that cannot become a call, submitted after abort, gets the aborted output", async () => {

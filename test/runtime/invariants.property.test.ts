@@ -466,12 +466,16 @@ function checkInvariant8(
   }
 }
 
+/** `FC_SEED=<seed> npx vitest run <this file>` replays a failure's seed (fast-check prints it). */
+const seed = process.env["FC_SEED"];
+const replay = seed === undefined ? {} : { seed: Number(seed) };
+
 describe("runtime invariants over random call mixes (property)", () => {
   it("keeps invariants 1, 2, 3, 4, 5, 7 and 9 for shared, exclusive, mutating, failing, throwing, hostile, malformed, hanging and aborted calls", async () => {
-    await fc.assert(fc.asyncProperty(scenarioArb, runScenario), { numRuns: 150 });
+    await fc.assert(fc.asyncProperty(scenarioArb, runScenario), { numRuns: 150, ...replay });
   });
 
   it("keeps invariant 8 (and the others) under random modes, allow/ask/deny rules and approvers that allow, deny, abort, fail or never answer", async () => {
-    await fc.assert(fc.asyncProperty(policyScenarioArb, runScenario), { numRuns: 200 });
+    await fc.assert(fc.asyncProperty(policyScenarioArb, runScenario), { numRuns: 200, ...replay });
   });
 });
