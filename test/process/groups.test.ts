@@ -6,7 +6,14 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { processAlive, processGroupAlive, terminateProcessGroup, trackProcessGroup } from "../../src/process/index.js";
+import {
+  processAlive,
+  processGroupAlive,
+  releaseGroup,
+  spawnGroup,
+  terminateProcessGroup,
+  trackProcessGroup,
+} from "../../src/process/index.js";
 import { collect, TSX } from "../cli/helpers.js";
 
 /** Every pid a test saw, killed after it in case it failed half-way. */
@@ -67,6 +74,37 @@ describe("trackProcessGroup", () => {
     untrackService();
     expect(count()).toEqual(before);
     await terminateProcessGroup(pgid);
+  });
+});
+
+describe("spawnGroup", () => {
+  it("rejects with the spawn error for a program that cannot start, tracking nothing", async () => {
+    const count = (): number[] =>
+      (["exit", "SIGINT", "SIGTERM", "SIGHUP"] as const).map((e) => process.listenerCount(e));
+    const before = count();
+    const start = spawnGroup("/nonexistent/program", [], { cwd: "/", env: {}, stdio: ["ignore", "pipe", "pipe"] });
+    await expect(start).rejects.toMatchObject({ code: "ENOENT", syscall: "spawn /nonexistent/program" });
+    expect(count()).toEqual(before);
+  });
+
+  it("tracks a started group at once and releases it whole, background child included", async () => {
+    const started = await spawnGroup("bash", ["-c", "sleep 30 & echo $!"], {
+      cwd: "/",
+      env: process.env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    seen.push(started.pgid);
+    const [line] = (await once(started.child.stdout!, "data")) as [Buffer];
+    const grandchild = Number(line.toString().trim());
+    seen.push(grandchild);
+    expect(await started.exited).toEqual({ code: 0, signal: null });
+    expect(processAlive(grandchild)).toBe(true);
+    // The background child holds the pipes: not closed until the group is killed.
+    expect(started.hasClosed()).toBe(false);
+    await releaseGroup(started);
+    expect(processAlive(grandchild)).toBe(false);
+    await started.closed;
+    expect(started.hasClosed()).toBe(true);
   });
 });
 
