@@ -121,9 +121,16 @@ async function waitGroupGone(pgid: number, timeoutMs: number): Promise<boolean> 
   }
 }
 
-/** SIGKILL to the group; resolves when it is gone (or SIGKILL did not clear it within a second). */
-export async function killProcessGroup(pgid: number): Promise<void> {
-  if (signalProcessGroup(pgid, "SIGKILL")) await waitGroupGone(pgid, SIGKILL_WAIT_MS);
+const GONE = Promise.resolve();
+
+/**
+ * SIGKILL to the group; resolves when it is gone (or SIGKILL did not clear it within a second).
+ * Not an async function: after a command ends there is usually nothing left, and then the
+ * answer is a promise already settled.
+ */
+export function killProcessGroup(pgid: number): Promise<void> {
+  if (!signalProcessGroup(pgid, "SIGKILL")) return GONE;
+  return waitGroupGone(pgid, SIGKILL_WAIT_MS).then(() => undefined);
 }
 
 /**
