@@ -28,7 +28,9 @@ note() {
 }
 while read -r op pg; do note; done
 if [ -n "$1" ]; then
-  while read -r op pg; do note; done < "$1/groups"
+  if [ -f "$1/groups" ]; then
+    while read -r op pg; do note; done < "$1/groups"
+  fi
   rm -rf -- "$1"
 fi
 for pg in $groups; do kill -s KILL -- "-$pg" 2>/dev/null; done`;
