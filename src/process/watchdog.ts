@@ -15,7 +15,8 @@ import type { Writable } from "node:stream";
  * private directory under the temporary directory), which the watchdog reads only at the end:
  * a plain file write. A line sent down the pipe instead woke the watchdog every time, about
  * 40 µs of a short command's wall time on a busy machine plus the shell's own CPU. Where no
- * such file can be made, the lines go down the pipe (the watchdog reads both).
+ * such file can be made, the lines go down the pipe (the watchdog reads both). Its `rm` is
+ * found on the system's default PATH (`command -p`): the host's own PATH may have none.
  */
 const SCRIPT = `trap '' INT TERM HUP
 groups=' '
@@ -31,7 +32,7 @@ if [ -n "$1" ]; then
   if [ -f "$1/groups" ]; then
     while read -r op pg; do note; done < "$1/groups"
   fi
-  rm -rf -- "$1"
+  command -p rm -rf -- "$1"
 fi
 for pg in $groups; do kill -s KILL -- "-$pg" 2>/dev/null; done`;
 
