@@ -72,6 +72,14 @@ export async function timeMs(fn: () => Promise<unknown>): Promise<number> {
   return performance.now() - start;
 }
 
+/** Microseconds of this process's CPU time (user + system) per call of `fn`'s `calls`. */
+export async function cpuPerCall(fn: () => Promise<void>, calls: number): Promise<number> {
+  const start = process.cpuUsage();
+  await fn();
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / calls;
+}
+
 /** Deterministic PRNG (mulberry32) so a trace is reproducible from its seed. */
 export function seededRandom(seed: number): () => number {
   let a = seed >>> 0;

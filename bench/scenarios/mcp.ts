@@ -10,21 +10,13 @@ import { everythingServer } from "../lib/everything.js";
 import { lib } from "../lib/lib.js";
 import { metric } from "../lib/report.js";
 import { measure, medianOf, type Scenario } from "../lib/scenario.js";
-import { meanOver, timeMs } from "../lib/stats.js";
+import { cpuPerCall, meanOver, timeMs } from "../lib/stats.js";
 import { assertAllSucceeded, functionCall } from "../lib/tools.js";
 
 const SERVER = "everything";
 const TOOL = `mcp__${SERVER}__echo`;
 const FAN_OUT = 10;
 const CPU_FAN_OUT = 100;
-
-/** Microseconds of this process's CPU time (user + system) per call of `fn`'s `calls`. */
-async function cpuPerCall(fn: () => Promise<void>, calls: number): Promise<number> {
-  const start = process.cpuUsage();
-  await fn();
-  const used = process.cpuUsage(start);
-  return (used.user + used.system) / calls;
-}
 
 export const mcp: Scenario = {
   id: "mcp",

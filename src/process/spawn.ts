@@ -9,6 +9,8 @@ export interface GroupChild {
   pgid: number;
   /** The child's `close`: it exited and its pipes drained. */
   closed: Promise<void>;
+  /** Has `closed` happened? (Then releasing the group needs no drain timer.) */
+  hasClosed: () => boolean;
   /** The child's exit; never rejects (a failure after start-up reads as a null exit). */
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   /** Stops tracking the group: call once it is gone. */
@@ -23,7 +25,7 @@ export async function releaseGroup(started: GroupChild): Promise<void> {
   const { child } = started;
   try {
     await killProcessGroup(started.pgid);
-    await childClosed(started.closed);
+    if (!started.hasClosed()) await childClosed(started.closed);
   } finally {
     started.untrack();
     child.stdin?.destroy();
@@ -55,8 +57,10 @@ export async function spawnGroup(
   const child = spawn(program, args, { cwd: opts.cwd, env: opts.env, detached: true, stdio: opts.stdio });
   // Errors after start-up (none expected: we signal the group ourselves) must never crash the host.
   child.on("error", () => undefined);
+  let isClosed = false;
   const closed = new Promise<void>((resolve) => {
     child.once("close", () => {
+      isClosed = true;
       resolve();
     });
   });
@@ -68,13 +72,13 @@ export async function spawnGroup(
       resolve({ code: null, signal: null });
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    child.once("spawn", resolve);
-    child.once("error", reject);
-  });
-  const pgid = child.pid as number;
+  const pgid = child.pid;
+  // No pid: it did not start (the documented sign), and the reason comes as an `error` on the
+  // next tick. With one it runs: tracked at once, before any other code of the host runs (waiting
+  // for the `spawn` event cost a tick and left the group untracked meanwhile).
+  if (pgid === undefined) throw await new Promise<Error>((resolve) => child.once("error", resolve));
   const untrack = trackProcessGroup(pgid, { forwardHostSignals: opts.forwardHostSignals ?? true });
-  return { child, pgid, closed, exited, untrack };
+  return { child, pgid, closed, hasClosed: () => isClosed, exited, untrack };
 }
 
 /** What `runProgram` returns: the exit code (null when a signal or the timeout ended it) and both outputs. */

@@ -76,7 +76,8 @@ export class LocalEnvironment implements ExecEnvironment {
   }
 
   async spawn(req: SpawnRequest): Promise<SpawnedProcess> {
-    const env = { ...this.environment(process.env), ...req.env };
+    // The filter returns a fresh object: the request's variables go straight into it.
+    const env = Object.assign(this.environment(process.env), req.env);
     const program = req.argv[0] ?? "";
     let prefix: readonly string[] = [];
     if (req.sandboxed !== false && this.kind === "bubblewrap") {

@@ -73,7 +73,7 @@ export async function runCommand(env: ExecEnvironment, req: SpawnRequest, opts: 
     const durationMs = now() - start;
     clearTimeout(timer);
     opts.signal?.removeEventListener("abort", onAbort);
-    await killing;
+    if (killing) await killing;
     return {
       pid: proc.pid,
       exitCode: timedOut ? TIMEOUT_EXIT_CODE : exitCodeOf(code, signal),

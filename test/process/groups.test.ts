@@ -1,9 +1,19 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
+import { readdirSync, statSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { processAlive, processGroupAlive, terminateProcessGroup, trackProcessGroup } from "../../src/process/index.js";
+import {
+  processAlive,
+  processGroupAlive,
+  releaseGroup,
+  spawnGroup,
+  terminateProcessGroup,
+  trackProcessGroup,
+} from "../../src/process/index.js";
 import { collect, TSX } from "../cli/helpers.js";
 
 /** Every pid a test saw, killed after it in case it failed half-way. */
@@ -67,12 +77,50 @@ describe("trackProcessGroup", () => {
   });
 });
 
+describe("spawnGroup", () => {
+  it("rejects with the spawn error for a program that cannot start, tracking nothing", async () => {
+    const count = (): number[] =>
+      (["exit", "SIGINT", "SIGTERM", "SIGHUP"] as const).map((e) => process.listenerCount(e));
+    const before = count();
+    const start = spawnGroup("/nonexistent/program", [], { cwd: "/", env: {}, stdio: ["ignore", "pipe", "pipe"] });
+    await expect(start).rejects.toMatchObject({ code: "ENOENT", syscall: "spawn /nonexistent/program" });
+    expect(count()).toEqual(before);
+  });
+
+  it("tracks a started group at once and releases it whole, background child included", async () => {
+    const started = await spawnGroup("bash", ["-c", "sleep 30 & echo $!"], {
+      cwd: "/",
+      env: process.env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    seen.push(started.pgid);
+    const [line] = (await once(started.child.stdout!, "data")) as [Buffer];
+    const grandchild = Number(line.toString().trim());
+    seen.push(grandchild);
+    expect(await started.exited).toEqual({ code: 0, signal: null });
+    expect(processAlive(grandchild)).toBe(true);
+    // The background child holds the pipes: not closed until the group is killed.
+    expect(started.hasClosed()).toBe(false);
+    await releaseGroup(started);
+    expect(processAlive(grandchild)).toBe(false);
+    await started.closed;
+    expect(started.hasClosed()).toBe(true);
+  });
+});
+
 describe("the host ending with tracked groups (a shell command's and an MCP server's)", () => {
   const fixture = path.join(path.dirname(fileURLToPath(import.meta.url)), "fixtures", "host.ts");
 
   /** Runs the fixture host, `end`s it once it printed its groups, and checks no process of them survived. */
-  async function hostEnds(mode: "exit" | "wait" | "handled", end: (host: ChildProcess) => void) {
-    const host = spawn(process.execPath, ["--import", TSX, fixture, mode], { stdio: ["ignore", "pipe", "pipe"] });
+  async function hostEnds(
+    mode: "exit" | "wait" | "handled",
+    end: (host: ChildProcess) => void,
+    opts: { setup?: "churn" | "no-tmpdir"; tmpdir?: string } = {},
+  ) {
+    const host = spawn(process.execPath, ["--import", TSX, fixture, mode, ...(opts.setup ? [opts.setup] : [])], {
+      stdio: ["ignore", "pipe", "pipe"],
+      ...(opts.tmpdir !== undefined && { env: { ...process.env, TMPDIR: opts.tmpdir } }),
+    });
     const result = collect(host);
     const printed = await new Promise<string>((resolve) => {
       let out = "";
@@ -112,6 +160,42 @@ describe("the host ending with tracked groups (a shell command's and an MCP serv
       expect(await hostEnds("wait", (host) => host.kill(sig))).toEqual({ code: null, signal: sig, after: "" });
     },
   );
+
+  it("a SIGKILLed host's groups die by its watchdog, whose list stays bounded and is removed after", async () => {
+    const tmp = await mkdtemp(path.join(os.tmpdir(), "host-tmp-"));
+    try {
+      let listBytes = 0;
+      const ended = await hostEnds(
+        "wait",
+        (host) => {
+          const [dir] = readdirSync(tmp).filter((d) => d.startsWith("toolcall-watchdog-"));
+          listBytes = statSync(path.join(tmp, dir ?? "none", "groups")).size;
+          host.kill("SIGKILL");
+        },
+        { setup: "churn", tmpdir: tmp },
+      );
+      expect(ended).toEqual({ code: null, signal: "SIGKILL", after: "" });
+      // 10 000 groups came and went: the list was rewritten with the live ones.
+      expect(listBytes).toBeGreaterThan(0);
+      expect(listBytes).toBeLessThanOrEqual(64 * 1024 + 64);
+      await vi.waitFor(
+        () => {
+          expect(readdirSync(tmp).filter((d) => d.startsWith("toolcall-watchdog-"))).toEqual([]);
+        },
+        { timeout: 3_000, interval: 10 },
+      );
+    } finally {
+      await rm(tmp, { recursive: true, force: true });
+    }
+  });
+
+  it("a SIGKILLed host without a usable temporary directory sends its watchdog the list down the pipe", async () => {
+    expect(await hostEnds("wait", (host) => host.kill("SIGKILL"), { setup: "no-tmpdir" })).toEqual({
+      code: null,
+      signal: "SIGKILL",
+      after: "",
+    });
+  });
 
   it("a SIGINT the host handles is passed on to the command's group only; the server's dies with the host", async () => {
     expect(await hostEnds("handled", (host) => host.kill("SIGINT"))).toEqual({

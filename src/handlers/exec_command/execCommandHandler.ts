@@ -73,7 +73,7 @@ export class ExecCommandHandler implements ToolHandler {
   async handle(inv: ToolInvocation): Promise<ToolOutput> {
     const args = inv.args as ExecCommandArgs;
     const started = now();
-    const cwd = await resolveWorkdir(inv.turn.cwd, args.workdir);
+    const cwd = resolveWorkdir(inv.turn.cwd, args.workdir);
     const patched = await interceptApplyPatch(inv, argvOf(args), cwd, this.fileReads);
     if (patched) {
       // Applied as the apply_patch tool would; Codex 0.169 answers with the tool's answer

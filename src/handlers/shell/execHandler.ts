@@ -156,7 +156,7 @@ export abstract class ExecHandler<Ctx = unknown> implements ToolHandler<Ctx> {
     const req = this.request(inv.payload, inv.args);
     const { turn } = inv;
     const env = environmentOf(turn);
-    const cwd = await resolveWorkdir(turn.cwd, req.workdir);
+    const cwd = resolveWorkdir(turn.cwd, req.workdir);
     const patch = interceptedApplyPatch(req.argv, cwd);
     if (patch !== undefined) return this.applyPatch(inv, req, patch.patch, patch.cwd);
     return (await this.escalating(inv, req, (sandboxed) => this.run(inv, env, req, cwd, sandboxed))).output;
@@ -266,7 +266,7 @@ export abstract class ExecHandler<Ctx = unknown> implements ToolHandler<Ctx> {
   private async shellCall(inv: ToolInvocation<Ctx>, params: ShellCallParams): Promise<ToolOutput> {
     const { turn } = inv;
     const env = environmentOf(turn);
-    const cwd = await resolveWorkdir(turn.cwd);
+    const cwd = resolveWorkdir(turn.cwd);
     const budget = shellStreamBudget(turn.truncationPolicy, params.maxOutputLength);
     const output: ShellCommandOutput[] = [];
     for (const req of shellCallRequests(params, this.options.timeoutMs)) {
