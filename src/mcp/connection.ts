@@ -441,10 +441,17 @@ export class McpConnection {
     const params = args === undefined ? { name: tool } : { name: tool, arguments: args };
     const call = new PendingCall(timeoutMs);
     const { signal, onProgress } = opts;
-    const fromSignal = signal && ((): void => call.cancel(signal.reason));
+    const fromSignal =
+      signal &&
+      ((): void => {
+        call.cancel(signal.reason);
+      });
     if (signal?.aborted) call.cancel(signal.reason);
     else if (fromSignal) signal.addEventListener("abort", fromSignal, { once: true });
-    else opts.onAbort?.((reason) => call.cancel(reason));
+    else
+      opts.onAbort?.((reason) => {
+        call.cancel(reason);
+      });
     const options: RequestOptions = {
       // The SDK reads only what PendingCall has (see there).
       signal: call as unknown as AbortSignal,
