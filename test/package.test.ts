@@ -67,6 +67,7 @@ describe("package surface", () => {
   // Node 20.19+ loads ES modules with require() (no top-level await in our graph); the
   // `default` condition lets it resolve. Installed by name in a temp project: the build in
   // dist/ when it is newer than every source (CI builds first), else a build made here.
+  // Skipped on an older Node, which cannot require() an ES module at all.
   it.skipIf(!(process.features as { require_module?: boolean }).require_module)(
     "require('toolcall-runtime') works from CommonJS, subpaths too",
     async () => {

@@ -3,6 +3,7 @@
  * round run together (Codex runs them as one response's calls); a later round sees what an
  * earlier one changed. Paths are relative to the workspace, or `<WS>` for its absolute path.
  */
+import { DB_QUESTION } from "../fixtures/userInput.js";
 
 /** The workspace both sides start from. */
 export const WORKSPACE_FILES: Record<string, string | Buffer> = {
@@ -37,16 +38,6 @@ const exec = (cmd: string, extra: Record<string, unknown> = {}): Record<string, 
 const patch = (body: string): Record<string, unknown> => custom("apply_patch", `*** Begin Patch\n${body}*** End Patch`);
 const sync = (args: unknown): Record<string, unknown> => fn("test_sync_tool", args);
 
-const question = {
-  id: "pick_db",
-  header: "Database",
-  question: "Which database should the service use?",
-  options: [
-    { label: "Postgres (Recommended)", description: "Durable and already deployed." },
-    { label: "SQLite", description: "Simplest, single file." },
-  ],
-};
-
 export const ROUNDS: ReadonlyArray<ReadonlyArray<Record<string, unknown>>> = [
   // Round 1: reads, errors, failed patches (nothing changes).
   [
@@ -79,7 +70,7 @@ export const ROUNDS: ReadonlyArray<ReadonlyArray<Record<string, unknown>>> = [
     sync({ barrier: { id: "typed", participants: "two" } }),
     sync({ frobnicate: true }),
     sync({ wait_for_git_enrichment: true }),
-    fn("request_user_input", { questions: [question] }),
+    fn("request_user_input", { questions: [DB_QUESTION] }),
     fn("request_user_input", {}),
     fn("nope", {}),
     custom("nope", "x"),

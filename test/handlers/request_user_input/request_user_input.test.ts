@@ -1,16 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createToolRouter, createTurnContext, specName, ToolCallRuntime, type ToolEvent } from "../../../src/index.js";
+import { DB_QUESTION as QUESTION } from "../../fixtures/userInput.js";
 import { functionCall } from "../toolHarness.js";
-
-const QUESTION = {
-  id: "pick_db",
-  header: "Database",
-  question: "Which database should the service use?",
-  options: [
-    { label: "Postgres (Recommended)", description: "Durable and already deployed." },
-    { label: "SQLite", description: "Simplest, single file." },
-  ],
-};
 
 /** A runtime over `request_user_input`; `answer` plays the person, from inside onEvent. */
 async function setup(answer?: (e: Extract<ToolEvent, { type: "user_input_request" }>, rt: ToolCallRuntime) => void) {
