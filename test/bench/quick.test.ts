@@ -44,7 +44,7 @@ describe("npm run bench -- --quick", () => {
     stdout = run.stdout;
     expect(run.code, run.stderr.slice(-3000)).toBe(0);
     results = JSON.parse(await readFile(out, "utf8")) as BenchResults;
-  }, 120_000);
+  });
 
   afterAll(async () => {
     if (dir) await rm(dir, { recursive: true, force: true });

@@ -5,16 +5,13 @@ import {
   collect,
   jsonLines,
   processesWith,
-  ROOT,
   runCli,
   spawnCli,
-  TSX,
+  DEMO_SERVER,
   uniqueMarker,
   waitFor,
   withTempDir,
 } from "./helpers.js";
-
-const DEMO_SERVER = path.join(ROOT, "src/cli/demo/server.ts");
 
 function fn(callId: string, name: string, args: unknown): string {
   return JSON.stringify({ type: "function_call", call_id: callId, name, arguments: JSON.stringify(args) });
@@ -26,7 +23,7 @@ describe("toolcall exec (child process)", () => {
       await writeFile(path.join(dir, "a.txt"), "alpha\nbeta\n");
       await writeFile(
         path.join(dir, "toolcall.toml"),
-        `[mcp_servers.demo]\ncommand = ${JSON.stringify(process.execPath)}\nargs = ${JSON.stringify(["--import", TSX, DEMO_SERVER])}\n`,
+        `[mcp_servers.demo]\ncommand = ${JSON.stringify(process.execPath)}\nargs = ${JSON.stringify([DEMO_SERVER])}\n`,
       );
       const patch = "*** Begin Patch\n*** Add File: b.txt\n+created\n*** End Patch";
       const input = [

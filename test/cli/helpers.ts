@@ -1,13 +1,23 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { expect, it } from "vitest";
+import { WAIT_CEILING_MS } from "../support/setup.js";
 import { ConfigError, loadCliConfig, type CliConfig } from "../../src/cli/config.js";
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-export const MAIN = path.join(ROOT, "src/cli/main.ts");
+/**
+ * The built command (`npm test` builds it first: scripts/pretest.mjs). Tests run what users run,
+ * and a child that loads one bundled file starts in a fraction of the time tsx takes from
+ * source, which is what kept CLI tests under a fixed timeout on a loaded machine.
+ */
+export const MAIN = path.join(ROOT, "dist/bin/toolcall.js");
+/** The demo MCP server, built beside the command. */
+export const DEMO_SERVER = path.join(ROOT, "dist/bin/demo/server.js");
+if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run \`npm run build\` (npm test builds it first)`);
 /** By URL: a bare `--import tsx` would resolve against the child's (temp) working directory. */
 export const TSX = pathToFileURL(path.join(ROOT, "node_modules/tsx/dist/loader.mjs")).href;
 
@@ -18,9 +28,9 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Starts the CLI from source in a child process. */
+/** Starts the built CLI in a child process. */
 export function spawnCli(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): ChildProcess {
-  return spawn(process.execPath, ["--import", TSX, MAIN, ...args], {
+  return spawn(process.execPath, [MAIN, ...args], {
     cwd: opts.cwd ?? ROOT,
     env: { ...process.env, ...opts.env },
     stdio: ["pipe", "pipe", "pipe"],
@@ -80,8 +90,10 @@ export async function processesWith(marker: string): Promise<number[]> {
 /** A unique `sleep` duration, to find that process in /proc. */
 export const uniqueMarker = (): string => (Math.random() * 100 + 50).toFixed(3);
 
+/** Polls `probe` until it holds; the ceiling (as test/support/setup.ts's) only stops a hung test. */
 export async function waitFor(probe: () => Promise<boolean>, what: string): Promise<void> {
-  for (let i = 0; i < 200; i++) {
+  const until = Date.now() + WAIT_CEILING_MS;
+  while (Date.now() < until) {
     if (await probe()) return;
     await new Promise((r) => setTimeout(r, 25));
   }

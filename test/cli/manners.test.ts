@@ -18,7 +18,7 @@ const fn = (callId: string, name: string, args: unknown): string =>
   JSON.stringify({ type: "function_call", call_id: callId, name, arguments: JSON.stringify(args) });
 
 describe("the command's manners (DESIGN section 13)", () => {
-  it("--version, -V and version print the package's version; serve needs --stdio", { timeout: 60_000 }, async () => {
+  it("--version, -V and version print the package's version; serve needs --stdio", async () => {
     const [serve, ...runs] = await Promise.all([
       runCli(["serve"]),
       ...["--version", "-V", "version"].map((flag) => runCli([flag])),
@@ -33,7 +33,7 @@ describe("the command's manners (DESIGN section 13)", () => {
   });
 
   // Four CLI processes at once: slow on a loaded machine.
-  it("help COMMAND and COMMAND --help print that command's own help", { timeout: 60_000 }, async () => {
+  it("help COMMAND and COMMAND --help print that command's own help", async () => {
     // Started together: each is a separate process.
     const [exec, execHelp, serveMcp, unknown] = await Promise.all([
       runCli(["help", "exec"]),

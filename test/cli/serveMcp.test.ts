@@ -8,6 +8,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
 import {
   collect,
+  DEMO_SERVER,
   MAIN,
   processesWith,
   ROOT,
@@ -102,7 +103,7 @@ describe("toolcall serve-mcp (child process, SDK client)", () => {
   it("serves built-in and proxied MCP tools over stdio", async () => {
     await withTempDir(async (dir) => {
       await writeFile(path.join(dir, "a.txt"), "hello\n");
-      const server = ["--import", TSX, path.join(ROOT, "src/cli/demo/server.ts")];
+      const server = [DEMO_SERVER];
       const fixture = ["--import", TSX, path.join(ROOT, "test/fixtures/mcp-server.ts"), "stdio"];
       await writeFile(
         path.join(dir, "toolcall.toml"),
@@ -115,7 +116,7 @@ describe("toolcall serve-mcp (child process, SDK client)", () => {
       );
       const transport = new StdioClientTransport({
         command: process.execPath,
-        args: ["--import", TSX, MAIN, "serve-mcp", "--cwd", dir],
+        args: [MAIN, "serve-mcp", "--cwd", dir],
         cwd: dir,
         stderr: "pipe",
       });
@@ -244,7 +245,7 @@ describe("toolcall serve-mcp (child process, SDK client)", () => {
       await client.connect(
         new StdioClientTransport({
           command: process.execPath,
-          args: ["--import", TSX, MAIN, "serve-mcp", "--cwd", dir, "--plugin", PLUGIN],
+          args: [MAIN, "serve-mcp", "--cwd", dir, "--plugin", PLUGIN],
           cwd: dir,
           stderr: "pipe",
         }),

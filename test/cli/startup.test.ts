@@ -7,7 +7,10 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { collect, jsonLines, MAIN, ROOT, TSX, withTempDir, type CliResult } from "./helpers.js";
+import { collect, jsonLines, ROOT, TSX, withTempDir, type CliResult } from "./helpers.js";
+
+/** From source, on purpose: this test is about which source modules a command imports. */
+const MAIN = path.join(ROOT, "src/cli/main.ts");
 
 /** Prints every module URL the child loads to stderr, as `LOADED url`. */
 const LOAD_HOOK = `data:text/javascript,${encodeURIComponent(

@@ -1,7 +1,7 @@
 /**
  * The official MCP conformance suite's client scenarios against our McpConnectionManager
  * (driver: ./client.ts). The suite needs Node 22, which the npm `node` package gives this
- * folder; `npm ci` here installs both (CI does it in .ci/run; a first local run does it here).
+ * folder; `npm test` installs both first (scripts/pretest.mjs).
  */
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -20,8 +20,7 @@ const TSX = path.join(HERE, "../../node_modules/tsx/dist/loader.mjs");
 const DRIVER = `${process.execPath} --import ${TSX} ${path.join(HERE, "client.ts")}`;
 
 if (!existsSync(SUITE) || !existsSync(NODE22)) {
-  if (process.env["CI"]) throw new Error("test/conformance is not installed: .ci/run runs npm ci there");
-  await run("npm", ["ci", "--no-audit", "--no-fund"], { cwd: HERE, timeout: 300_000 });
+  throw new Error("test/conformance is not installed: `npm test` installs it (scripts/pretest.mjs)");
 }
 const listed = (await run(NODE22, [SUITE, "list"])).stdout;
 const SCENARIOS = listed

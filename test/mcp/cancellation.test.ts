@@ -20,7 +20,7 @@ let manager: McpConnectionManager;
 beforeAll(async () => {
   manager = McpConnectionManager.start({ fx: fixtureServer() });
   await manager.waitForStartup();
-}, 20_000);
+});
 
 afterAll(async () => {
   await manager.close();

@@ -45,7 +45,7 @@ beforeAll(async () => {
   http = await everythingOverHttp();
   rootA = mkdtempSync(join(tmpdir(), "tc-root-a-"));
   rootB = mkdtempSync(join(tmpdir(), "tc-root-b-"));
-}, 20_000);
+});
 afterAll(() => {
   http?.child.kill();
   rmSync(rootA, { recursive: true, force: true });
@@ -104,7 +104,7 @@ describe.each(transports)("client capabilities against server-everything over %s
     } finally {
       await m.close();
     }
-  }, 20_000);
+  });
 
   it("without an elicitation callback the server gets a decline, and sampling is not offered", async () => {
     const m = McpConnectionManager.start({ ev: server() });
@@ -116,5 +116,5 @@ describe.each(transports)("client capabilities against server-everything over %s
     } finally {
       await m.close();
     }
-  }, 20_000);
+  });
 });

@@ -6,7 +6,7 @@ let m: McpConnectionManager;
 beforeAll(async () => {
   m = McpConnectionManager.start({ everything: { command: process.execPath, args: [EVERYTHING, "stdio"] } });
   await m.waitForStartup();
-}, 15_000);
+});
 afterAll(() => m.close());
 
 describe("@modelcontextprotocol/server-everything over stdio", () => {

@@ -26,7 +26,7 @@ beforeAll(async () => {
   // No directory on the command line: the server takes the client's roots as its allowed directories.
   m = McpConnectionManager.start({ fs: { command: process.execPath, args: [FILESYSTEM] } }, { roots: [dir] });
   await m.waitForStartup();
-}, 15_000);
+});
 afterAll(async () => {
   await m.close();
   rmSync(dir, { recursive: true, force: true });

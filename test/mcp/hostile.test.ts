@@ -11,7 +11,7 @@ beforeAll(async () => {
   // The default call timeout (120 s) is far past the test's: a reply that waited it out fails the test.
   m = McpConnectionManager.start({ hostile: server(), capped: server({ maxReplyBytes: 1024 * 1024 }) });
   await m.waitForStartup();
-}, 20_000);
+});
 afterAll(() => m.close());
 
 describe("a hostile stdio server", () => {
@@ -22,7 +22,7 @@ describe("a hostile stdio server", () => {
     runtime.submit(call("b", "mcp__hostile__big"));
     const [out] = (await runtime.drain()) as Array<{ output: string }>;
     expect(out?.output.length).toBeLessThan(10_000);
-  }, 30_000);
+  });
 
   it("a reply over max_reply_bytes fails its call at once, and the server keeps serving", async () => {
     await expect(m.callTool("capped", "big", {})).rejects.toThrow(`reply exceeded ${1024 * 1024} bytes`);
@@ -32,7 +32,7 @@ describe("a hostile stdio server", () => {
     const [big, ok] = (await runtime.drain()) as Array<{ output: string }>;
     expect(big?.output).toBe(`tool call error: reply exceeded ${1024 * 1024} bytes`);
     expect(ok?.output).toBe("ok");
-  }, 30_000);
+  });
 
   it("a cut-off JSON line and result: null fail their calls at once; a log line on stdout is skipped", async () => {
     const { runtime } = await runtimeFor(m);
@@ -44,5 +44,5 @@ describe("a hostile stdio server", () => {
     expect(nul?.output).toBe("tool call error: malformed reply (not a JSON-RPC message: result is null)");
     expect(noisy?.output).toBe("fine");
     expect((await m.callTool("hostile", "ok", {})).content).toEqual([{ type: "text", text: "ok" }]);
-  }, 10_000);
+  });
 });

@@ -183,5 +183,5 @@ describe("OAuth for url servers", () => {
       expect(logout.stderr).toContain("logged out of 'remote'");
       await expect(stat(file)).rejects.toThrow();
     });
-  }, 60_000);
+  });
 });

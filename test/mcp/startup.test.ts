@@ -42,7 +42,7 @@ describe("MCP start-up", () => {
     } finally {
       await m.close();
     }
-  }, 15_000);
+  });
 
   it("reports a broken command clearly and rejects when that server is required", async () => {
     const m = McpConnectionManager.start({
@@ -93,5 +93,5 @@ describe("MCP start-up", () => {
     } finally {
       await m.close();
     }
-  }, 15_000);
+  });
 });

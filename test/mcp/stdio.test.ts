@@ -29,7 +29,7 @@ beforeAll(async () => {
     }),
   });
   await manager.waitForStartup();
-}, 20_000);
+});
 
 afterAll(async () => {
   for (const name of [SECRET, PASSED, OVERRIDDEN]) delete process.env[name];
@@ -275,7 +275,7 @@ describe("a stdio server that dies", () => {
     } finally {
       await m.close();
     }
-  }, 20_000);
+  });
 
   it("gives up after the bounded restarts fail", async () => {
     const dir = await mkdtemp(join(tmpdir(), "mcp-once-"));
@@ -309,7 +309,7 @@ describe("a stdio server that dies", () => {
       await m.close();
       await rm(dir, { recursive: true, force: true });
     }
-  }, 20_000);
+  });
 
   it("close() ends a restart's backoff wait at once and starts nothing", async () => {
     const m = McpConnectionManager.start({ fx: fixtureServer() }, { restartBackoffMs: [600_000] });

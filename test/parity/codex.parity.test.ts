@@ -148,7 +148,7 @@ describe.skipIf(skip)(
         await router.close();
         process.env.HOME = home;
       }
-    }, 180_000);
+    });
 
     afterAll(async () => {
       for (const d of dirs) await rm(d, { recursive: true, force: true });

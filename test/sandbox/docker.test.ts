@@ -50,7 +50,7 @@ async function open(opts: Partial<DockerEnvironmentOptions> = {}): Promise<Docke
 describeRequiring(await dockerProblem(), "Docker environment", () => {
   beforeAll(() => {
     image = buildTestImage();
-  }, 60_000);
+  });
   beforeAll(async () => {
     ws = await scratch.inTmp("docker");
   });

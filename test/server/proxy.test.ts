@@ -28,7 +28,7 @@ beforeAll(async () => {
   await createMcpServer(service).connect(serverSide);
   proxied = new Client({ name: "through-serve-mcp", version: "1" });
   await proxied.connect(clientSide);
-}, 20_000);
+});
 afterAll(async () => {
   service.abort();
   await Promise.all([direct.close(), proxied.close(), manager.close()]);
@@ -85,7 +85,7 @@ describe("serve-mcp in front of server-everything: resources, prompts, completio
       logs.push(n.params);
     });
     await through.connect(clientSide);
-  }, 20_000);
+  });
   afterAll(async () => {
     svc.abort();
     await Promise.all([straight.close(), through.close(), m.close()]);
@@ -133,5 +133,5 @@ describe("serve-mcp in front of server-everything: resources, prompts, completio
     await eventually(() => logs.length > 0, "a log message from server-everything");
     expect(logs[0]).toMatchObject({ level: expect.any(String), data: expect.anything() });
     await through.callTool({ name: "mcp__ev__toggle-simulated-logging", arguments: {} });
-  }, 20_000);
+  });
 });

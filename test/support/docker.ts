@@ -48,14 +48,21 @@ async function startEngine(): Promise<string | undefined> {
   if (process.getuid?.() !== 0) return "Docker Engine is not running and starting dockerd needs root";
   // Another test file may be starting it right now: a second dockerd fails on the pid file, harmlessly.
   const log = openSync(path.join(os.tmpdir(), "toolcall-test-dockerd.log"), "a");
-  const child = spawn(dockerd, ["--iptables=false", "--bridge=none"], { detached: true, stdio: ["ignore", log, log] });
+  // The engine outlives the run on purpose: it carries no test-run marker (test/support/globalSetup.ts).
+  const env = { ...process.env };
+  delete env["TOOLCALL_TEST_RUN"];
+  const child = spawn(dockerd, ["--iptables=false", "--bridge=none"], {
+    detached: true,
+    env,
+    stdio: ["ignore", log, log],
+  });
   child.on("error", () => undefined);
   child.unref();
-  for (let i = 0; i < 150; i++) {
+  for (let i = 0; i < 600; i++) {
     if (engineAnswers()) return undefined;
     await delay(200);
   }
-  return `dockerd did not answer within 30 s (log: ${path.join(os.tmpdir(), "toolcall-test-dockerd.log")})`;
+  return `dockerd did not answer within 120 s (log: ${path.join(os.tmpdir(), "toolcall-test-dockerd.log")})`;
 }
 
 let problem: Promise<string | undefined> | undefined;
