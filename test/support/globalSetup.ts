@@ -47,6 +47,8 @@ export default function setup(): () => Promise<void> {
         // gone meanwhile
       }
     }
+    // vitest reports an error thrown here but still exits 0: set the exit code as well.
+    process.exitCode = 1;
     throw new Error(
       `${left.length} process(es) started by the tests outlived them (killed now):\n` +
         left.map(({ pid, cmdline }) => `  ${pid}: ${cmdline.slice(0, 200)}`).join("\n"),
