@@ -1,5 +1,5 @@
 /**
- * `npx tsx bench/charts.ts [RESULTS.json] [OUT_DIR]`: the README's pictures from a full bench run
+ * `npx tsx bench/charts.ts [RESULTS.json] [OUT_DIR]`: the pictures of docs/performance.md from a full bench run
  * (`npm run bench` runs it after writing bench/results/latest.json):
  *
  * - overhead.svg: per-call overhead of a 100-call no-op batch, ours beside the peers (log scale);

@@ -190,7 +190,7 @@ async function main(): Promise<void> {
   };
   await mkdir(path.dirname(opts.out), { recursive: true });
   await writeFile(opts.out, `${JSON.stringify(results, null, 2)}\n`);
-  // The README's pictures come from full runs only.
+  // The pictures of docs/performance.md come from full runs only.
   const charts = opts.quick ? [] : await writeCharts(results, path.dirname(opts.out));
 
   const { held, missed } = targetSummary(results);

@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { existsSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -12,17 +12,28 @@ const onPath = (name: string): boolean =>
   (process.env["PATH"] ?? "").split(":").some((dir) => dir !== "" && existsSync(join(dir, name)));
 const hasBwrap = onPath("bwrap");
 
-/** The README's runnable examples: ```ts blocks whose first line is `// example: NAME`. */
+/** The README and the pages of docs/ it links to: every example in them is run here. */
+async function docs(): Promise<string> {
+  const pages = (await readdir(join(root, "docs"))).filter((f) => f.endsWith(".md")).sort();
+  const texts = await Promise.all(
+    ["README.md", ...pages.map((f) => join("docs", f))].map((f) => readFile(join(root, f), "utf8")),
+  );
+  return texts.join("\n");
+}
+
+/** The runnable examples: ```ts blocks whose first line is `// example: NAME` (each name once). */
 async function readmeExamples(): Promise<Map<string, string>> {
-  const readme = await readFile(join(root, "README.md"), "utf8");
   const examples = new Map<string, string>();
-  for (const m of readme.matchAll(/```ts\n\/\/ example: (\S+)\n([\s\S]*?)```/g)) examples.set(m[1]!, m[2]!);
+  for (const m of (await docs()).matchAll(/```ts\n\/\/ example: (\S+)\n([\s\S]*?)```/g)) {
+    if (examples.has(m[1]!)) throw new Error(`two examples named ${m[1]!}`);
+    examples.set(m[1]!, m[2]!);
+  }
   return examples;
 }
 
 /** The ```python block whose first line is `# example: NAME`. */
 async function pythonExample(name: string): Promise<string> {
-  const readme = await readFile(join(root, "README.md"), "utf8");
+  const readme = await docs();
   const found = [...readme.matchAll(/```python\n# example: (\S+)\n([\s\S]*?)```/g)].find((m) => m[1] === name);
   if (!found) throw new Error(`no python example ${name}`);
   return found[2]!;
@@ -282,5 +293,26 @@ describe("README examples", () => {
     expect(out).toContain(
       "invalid arguments for get_weather: / must have required property 'city'; /town is not an allowed property",
     );
+  });
+});
+
+describe("the README leads", () => {
+  it("stays under 300 lines, and every relative link in it and in docs/ reaches a file", async () => {
+    const readme = await readFile(join(root, "README.md"), "utf8");
+    expect(readme.split("\n").length).toBeLessThan(300);
+    const pages = [
+      "README.md",
+      ...(await readdir(join(root, "docs"))).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`),
+    ];
+    const broken: string[] = [];
+    for (const page of pages) {
+      const text = (await readFile(join(root, page), "utf8")).replace(/```[\s\S]*?```/g, "");
+      for (const m of text.matchAll(/\]\(([^)\s#]+)(#[^)\s]*)?\)/g)) {
+        const target = m[1]!;
+        if (/^[a-z]+:/.test(target)) continue;
+        if (!existsSync(join(root, page, "..", target))) broken.push(`${page}: ${target}`);
+      }
+    }
+    expect(broken).toEqual([]);
   });
 });

@@ -59,7 +59,7 @@ ${EXIT_CODES}`,
 The JSON-RPC 2.0 sidecar for agents in any language: one message per line on stdin/stdout,
 one session for many turns (MCP servers start once). Methods: initialize, turn/start,
 turn/submit, turn/drain, turn/abort, call/cancel, shutdown; the server sends turn/output and
-event notifications, approval/request and dynamic/call requests. See the README.
+event notifications, approval/request and dynamic/call requests. See docs/sidecar.md.
 
   --stdio            speak on stdin/stdout (required: the only transport)
 
