@@ -1,3 +1,4 @@
 export * from "./mcpServer.js";
 export { type McpProxySource } from "./proxy.js";
 export * from "./sidecar.js";
+export { JsonRpcError, JsonRpcErrorCode } from "./jsonRpc.js";

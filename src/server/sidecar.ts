@@ -18,35 +18,16 @@ import {
   type TurnContext,
   type UserInputResponse,
 } from "../turn/index.js";
-import { errorMessage, isRecord, PACKAGE_VERSION } from "../util/index.js";
-
-/** JSON-RPC 2.0 error codes the sidecar answers with (DESIGN section 13). */
-export const JsonRpcErrorCode = {
-  ParseError: -32700,
-  InvalidRequest: -32600,
-  MethodNotFound: -32601,
-  InvalidParams: -32602,
-  InternalError: -32603,
-  /** A request other than `initialize` before the session is open (LSP's code). */
-  NotInitialized: -32002,
-} as const;
-
-/** An error answered to the client with its code; anything else thrown is -32603. */
-export class JsonRpcError extends Error {
-  constructor(
-    readonly code: number,
-    message: string,
-  ) {
-    super(message);
-    this.name = "JsonRpcError";
-  }
-}
-
-const badParam = (field: string, expected: string, got: unknown): JsonRpcError =>
-  new JsonRpcError(
-    JsonRpcErrorCode.InvalidParams,
-    `${field}: expected ${expected}, got ${got === undefined ? "nothing" : JSON.stringify(got)}`,
-  );
+import { isRecord, PACKAGE_VERSION } from "../util/index.js";
+import {
+  badParam,
+  FollowedBy,
+  JsonRpcError,
+  JsonRpcErrorCode,
+  JsonRpcPeer,
+  type JsonRpcId,
+  type JsonRpcReply,
+} from "./jsonRpc.js";
 
 /** `initialize` params: where the session works and which config it loads. */
 export interface SidecarInitializeParams {
@@ -81,9 +62,6 @@ export interface SidecarOptions {
   onShutdown?: () => void;
 }
 
-type Id = string | number;
-type Reply = { ok: true; result: unknown } | { ok: false; message: string };
-
 /**
  * A runtime request (an event a call waits on) forwarded to the client as a JSON-RPC request,
  * and how the client's reply reaches the waiting call. Forwarding a new kind is one entry in
@@ -92,7 +70,7 @@ type Reply = { ok: true; result: unknown } | { ok: false; message: string };
 interface Forwarded<E extends ToolEvent> {
   method: string;
   params(event: E): Record<string, unknown>;
-  answer(runtime: ToolCallRuntime, callId: string, reply: Reply): boolean;
+  answer(runtime: ToolCallRuntime, callId: string, reply: JsonRpcReply): boolean;
 }
 type ForwardTable = { [K in ToolEvent["type"]]?: Forwarded<Extract<ToolEvent, { type: K }>> };
 
@@ -154,14 +132,6 @@ function dynamicResponse(result: unknown): DynamicToolResponse {
   return { success: result["success"], contentItems: items };
 }
 
-/** A method's result and what to do once it is sent. */
-class FollowedBy {
-  constructor(
-    readonly result: unknown,
-    readonly next: () => void,
-  ) {}
-}
-
 /** One turn: its runtime and the outputs not yet streamed (sent in call order). */
 class SidecarTurn {
   readonly order: string[] = [];
@@ -170,7 +140,7 @@ class SidecarTurn {
   next = 0;
   draining = false;
   /** Our requests to the client for this turn's calls, not answered yet. */
-  readonly requests = new Set<Id>();
+  readonly requests = new Set<JsonRpcId>();
   runtime!: ToolCallRuntime;
 
   constructor(readonly id: string) {}
@@ -189,16 +159,24 @@ export class SidecarServer {
   private events = false;
   private readonly turns = new Map<string, SidecarTurn>();
   private turnCount = 0;
-  private requestCount = 0;
-  private readonly pending = new Map<Id, (reply: Reply) => void>();
   private closing: Promise<void> | undefined;
-  /** Requests received and not answered yet (`shutdown` aside). */
-  private inFlight = 0;
-  private onIdle: (() => void) | undefined;
   private readonly logger: Logger;
+  private readonly peer: JsonRpcPeer;
 
   constructor(private readonly opts: SidecarOptions) {
     this.logger = opts.logger ?? defaultLogger();
+    this.peer = new JsonRpcPeer({
+      handle: (method, params) => this.call(method, params),
+      send: (message) => {
+        opts.send(message);
+      },
+      logger: this.logger,
+      // `shutdown` waits for every other request's reply: it is not one of them.
+      uncounted: new Set(["shutdown"]),
+      onReplied: (method) => {
+        if (method === "shutdown") opts.onShutdown?.();
+      },
+    });
   }
 
   /** True once `shutdown` was asked for (or `close` called). */
@@ -208,76 +186,10 @@ export class SidecarServer {
 
   /** One line of input: a request, a notification, or the client's reply to our request. */
   handleLine(line: string): void {
-    const text = line.charCodeAt(0) === 0xfeff ? line.slice(1) : line; // a UTF-8 BOM
-    if (text.trim() === "") return;
-    let message: unknown;
-    try {
-      message = JSON.parse(text);
-    } catch (err) {
-      this.error(null, new JsonRpcError(JsonRpcErrorCode.ParseError, `Parse error: ${errorMessage(err)}`));
-      return;
-    }
-    this.handleMessage(message);
+    this.peer.handleLine(line);
   }
 
-  private handleMessage(message: unknown): void {
-    if (!isRecord(message) || message["jsonrpc"] !== "2.0") {
-      const why = Array.isArray(message)
-        ? "batches are not supported: one message per line"
-        : 'expected an object with jsonrpc "2.0"';
-      this.error(idOf(message), new JsonRpcError(JsonRpcErrorCode.InvalidRequest, `Invalid Request: ${why}`));
-      return;
-    }
-    const id = idOf(message);
-    const method = message["method"];
-    if (method === undefined && id !== null && ("result" in message || "error" in message)) {
-      this.handleReply(id, message);
-      return;
-    }
-    if (typeof method !== "string") {
-      this.error(id, new JsonRpcError(JsonRpcErrorCode.InvalidRequest, "Invalid Request: method must be a string"));
-      return;
-    }
-    const params = message["params"] ?? {};
-    const isNotification = !("id" in message);
-    // `shutdown` waits for every other request's reply: it is not one of them.
-    const counted = method !== "shutdown";
-    if (counted) this.inFlight++;
-    this.call(method, params)
-      .then(
-        (result) => {
-          const answer = result instanceof FollowedBy ? result.result : result;
-          if (!isNotification) this.write({ jsonrpc: "2.0", id, result: answer });
-          if (result instanceof FollowedBy) result.next();
-          if (method === "shutdown") this.opts.onShutdown?.();
-        },
-        (err: unknown) => {
-          if (!isNotification) this.error(id, err);
-          else this.logger.warn({ method, err: errorMessage(err) }, "notification failed");
-        },
-      )
-      .finally(() => {
-        if (counted && --this.inFlight === 0) this.onIdle?.();
-      })
-      .catch((err: unknown) => {
-        // Only a `send` that threw gets here: nothing left to tell the client.
-        this.logger.error({ method, err: errorMessage(err) }, "could not send the reply");
-      });
-  }
-
-  /** Resolves once every request received so far has been answered. */
-  private answered(): Promise<void> {
-    if (this.inFlight === 0) return Promise.resolve();
-    return new Promise((resolve) => {
-      this.onIdle = () => {
-        this.onIdle = undefined;
-        resolve();
-      };
-    });
-  }
-
-  private async call(method: string, params: unknown): Promise<unknown> {
-    if (!isRecord(params)) throw badParam("params", "an object", params);
+  private async call(method: string, params: Record<string, unknown>): Promise<unknown> {
     if (method === "initialize") return this.initialize(params);
     if (method === "shutdown") {
       await this.close();
@@ -406,7 +318,7 @@ export class SidecarServer {
       if (!outcome) return;
       turn.settled.delete(id);
       turn.next++;
-      this.notify("turn/output", { turnId: turn.id, callId: id, item: outcome.item });
+      this.peer.notify("turn/output", { turnId: turn.id, callId: id, item: outcome.item });
     }
   }
 
@@ -428,44 +340,21 @@ export class SidecarServer {
     } finally {
       this.turns.delete(turn.id);
       // Requests never answered (the call timed out or was aborted) wait for nothing now.
-      for (const id of turn.requests) this.pending.delete(id);
+      for (const id of turn.requests) this.peer.forget(id);
     }
   }
 
   private onEvent(turn: SidecarTurn, event: ToolEvent): void {
-    if (this.events) this.notify("event", { turnId: turn.id, event });
+    if (this.events) this.peer.notify("event", { turnId: turn.id, event });
     const forward = FORWARDED[event.type] as Forwarded<ToolEvent> | undefined;
     if (!forward) return;
-    const id = `s${++this.requestCount}`;
     const { callId } = event;
-    turn.requests.add(id);
-    this.pending.set(id, (reply) => {
+    const id = this.peer.request(forward.method, { turnId: turn.id, callId, ...forward.params(event) }, (reply) => {
       turn.requests.delete(id);
       if (!forward.answer(turn.runtime, callId, reply))
         this.logger.debug({ callId, method: forward.method }, "reply for a call no longer waiting");
     });
-    this.write({
-      jsonrpc: "2.0",
-      id,
-      method: forward.method,
-      params: { turnId: turn.id, callId, ...forward.params(event) },
-    });
-  }
-
-  private handleReply(id: Id, message: Record<string, unknown>): void {
-    const deliver = this.pending.get(id);
-    if (!deliver) {
-      this.logger.warn({ id }, "reply to no request of ours");
-      return;
-    }
-    this.pending.delete(id);
-    const error = message["error"];
-    if (error !== undefined) {
-      const text = isRecord(error) && typeof error["message"] === "string" ? error["message"] : JSON.stringify(error);
-      deliver({ ok: false, message: text });
-    } else {
-      deliver({ ok: true, result: message["result"] });
-    }
+    turn.requests.add(id);
   }
 
   /** Aborts every turn (their outputs are still sent), then closes the session. */
@@ -473,43 +362,9 @@ export class SidecarServer {
     this.closing ??= (async () => {
       for (const turn of this.turns.values()) turn.runtime.abort("the server is shutting down");
       // Aborted calls answer at once: waiting drains get their outputs before the session goes.
-      await this.answered();
+      await this.peer.answered();
       await this.session?.close();
     })();
     return this.closing;
   }
-
-  private notify(method: string, params: Record<string, unknown>): void {
-    this.write({ jsonrpc: "2.0", method, params });
-  }
-
-  private error(id: Id | null, err: unknown): void {
-    const rpc =
-      err instanceof JsonRpcError
-        ? err
-        : new JsonRpcError(JsonRpcErrorCode.InternalError, `Internal error: ${errorMessage(err)}`);
-    if (!(err instanceof JsonRpcError)) this.logger.error({ err: errorMessage(err) }, "request failed");
-    this.write({ jsonrpc: "2.0", id, error: { code: rpc.code, message: rpc.message } });
-  }
-
-  private write(message: Record<string, unknown>): void {
-    let text: string;
-    try {
-      text = JSON.stringify(message);
-    } catch (err) {
-      // A value that cannot be serialized (a handler's BigInt): answer with what went wrong.
-      text = JSON.stringify({
-        jsonrpc: "2.0",
-        id: message["id"] ?? null,
-        error: { code: JsonRpcErrorCode.InternalError, message: `Internal error: ${errorMessage(err)}` },
-      });
-    }
-    this.opts.send(text);
-  }
-}
-
-function idOf(message: unknown): Id | null {
-  if (!isRecord(message)) return null;
-  const id = message["id"];
-  return typeof id === "string" || typeof id === "number" ? id : null;
 }
