@@ -1,4 +1,5 @@
 export * from "./mcpServer.js";
+export * from "./mcpHttp.js";
 export { type McpProxySource } from "./proxy.js";
 export * from "./sidecar.js";
 export { JsonRpcError, JsonRpcErrorCode } from "./jsonRpc.js";
