@@ -113,6 +113,11 @@ export interface PolicyCall {
   matchRule?: (specifier: string) => boolean;
   /** The model's `security_risk` when `riskField` is on; anything else counts as high. */
   risk?: unknown;
+  /**
+   * Where `subject.paths` really land (symlinks resolved), absolute, and the real cwd: set by
+   * the policy stage when a path rule could judge the call (`needsRealPaths`).
+   */
+  realPaths?: { cwd: string; paths: readonly string[] };
 }
 
 /** What a PreToolUse hook said about a call before it runs. */
@@ -134,6 +139,8 @@ export interface PermissionDecider {
   readonly riskField: boolean;
   readonly askAtRisk?: "medium" | "high" | undefined;
   decide(call: PolicyCall, hook?: HookVerdict): PolicyVerdict;
+  /** Would a path rule judge this call? Then the caller resolves `call.realPaths` first (async). */
+  needsRealPaths?(call: PolicyCall): boolean;
   suggestRules(call: PolicyCall, fromHandler?: string[]): string[];
   rememberSession(rule: string): void;
 }

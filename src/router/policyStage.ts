@@ -10,7 +10,7 @@ import {
   type PolicyCall,
   type PolicyVerdict,
 } from "../protocol/index.js";
-import { blockedCommand, hooksFor, type Hooks } from "../policy/index.js";
+import { blockedCommand, hooksFor, resolveRealPaths, type Hooks } from "../policy/index.js";
 import { validateArguments, type RegisteredTool, type ToolInvocation } from "../registry/index.js";
 import { approvalBroker, emitEvent, type TurnContext } from "../turn/index.js";
 import { environmentOf } from "../sandbox/index.js";
@@ -79,6 +79,11 @@ export async function policyStage<Ctx>(
   if (handler.matchRule) {
     const match = handler.matchRule.bind(handler);
     policyCall.matchRule = (specifier) => match(specifier, invocation);
+  }
+  // Path rules judge where the call really lands too; only a call a path rule could judge pays for it.
+  const paths = policyCall.subject?.paths;
+  if (paths !== undefined && engine?.needsRealPaths?.(policyCall) === true) {
+    policyCall.realPaths = await resolveRealPaths(paths, turn.cwd);
   }
   const verdict: PolicyVerdict = engine
     ? engine.decide(policyCall, hook)
