@@ -159,7 +159,18 @@ export interface HookMatcher {
   hooks: HookCommand[];
 }
 
-export interface HookConfig {
-  PreToolUse?: HookMatcher[];
-  PostToolUse?: HookMatcher[];
-}
+/** The hook events the runtime fires itself (DESIGN section 11). */
+export type RuntimeHookEvent = "PreToolUse" | "PostToolUse" | "PostToolUseFailure" | "PermissionRequest";
+
+/**
+ * Claude Code's events a tool runtime never has (a prompt, a stop, a compaction, a session's
+ * start and end, a notification): they load, are warned about once, and are kept for the
+ * embedder (`embedderHooks(config, event)`), which owns those moments.
+ */
+export type EmbedderHookEvent =
+  "UserPromptSubmit" | "Stop" | "SubagentStop" | "PreCompact" | "SessionStart" | "SessionEnd" | "Notification";
+
+export type HookEventName = RuntimeHookEvent | EmbedderHookEvent;
+
+/** Hooks by event, in the `hooks.json` / `.claude/settings.json` shape. */
+export type HookConfig = { [E in HookEventName]?: HookMatcher[] };

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import {
   FunctionCallError,
@@ -83,6 +84,8 @@ export class ToolRouter<Ctx = unknown> {
   /** Tool groups and deferred tools: what is offered and callable now. */
   private readonly activation: ToolActivation | undefined;
   private closing: Promise<void> | undefined;
+  /** The session this router holds: the `session_id` its hooks read. */
+  readonly sessionId: string = randomUUID();
 
   constructor(
     private readonly registry: ToolRegistry<Ctx>,
@@ -292,7 +295,7 @@ export class ToolRouter<Ctx = unknown> {
     tool?: RegisteredTool<Ctx>,
     dispatchedAt?: number,
   ): void {
-    const dispatch = new CallDispatch(call, opts, sink, dispatchedAt, this.spill);
+    const dispatch = new CallDispatch(call, opts, sink, dispatchedAt, this.spill, this.sessionId);
     let resolved: RegisteredTool<Ctx> | undefined;
     try {
       resolved = tool ?? this.toolFor(call);
@@ -334,6 +337,8 @@ class CallDispatch<Ctx> {
     private readonly dispatchedAt: number | undefined,
     /** `ToolsConfig.spillDir`: a text answer cut to the budget is kept whole there first. */
     private readonly spill: SpillStore | undefined,
+    /** The router's session id, for the hooks' input. */
+    private readonly sessionId: string,
   ) {}
 
   run(tool: RegisteredTool<Ctx>): void {
@@ -388,7 +393,7 @@ class CallDispatch<Ctx> {
     const { turn } = opts;
     const mutating = await classified;
     if (turn.permissions !== undefined || turn.hooks !== undefined) {
-      const passed = await policyStage(tool, invocation, mutating, risk, opts);
+      const passed = await policyStage(tool, invocation, mutating, risk, opts, this.sessionId);
       if (!("invocation" in passed)) return passed.text;
       invocation = passed.invocation;
     }
@@ -451,7 +456,7 @@ class CallDispatch<Ctx> {
         result = failure(call, texts.malformedOutput(call.toolName, body), turn, timing);
       } else if (turn.hooks !== undefined) {
         timing.handlerMs = now() - this.handlerStart;
-        postToolUse(turn.hooks, invocation, body).then(
+        postToolUse(turn.hooks, invocation, body, this.sessionId).then(
           (after) => {
             if (typeof after === "string") this.answer(after);
             else this.answerBody(after);

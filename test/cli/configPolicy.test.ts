@@ -199,8 +199,8 @@ describe("[permissions] and [hooks] in the config", () => {
     [
       "unknown hook event",
       "cfg.json",
-      JSON.stringify({ hooks: { PreToolUse: [], Stop: [] } }),
-      /cfg\.json: hooks: unsupported hook event Stop/,
+      JSON.stringify({ hooks: { PreToolUse: [], Stopp: [] } }),
+      /cfg\.json: hooks: unknown hook event Stopp \(known: PreToolUse, /,
     ],
     [
       "bad matcher",
