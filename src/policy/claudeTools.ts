@@ -43,3 +43,30 @@ export const CLAUDE_UNOFFERED_TOOLS: ReadonlySet<string> = new Set([
 export function claudeFamily(tool: string): readonly string[] | undefined {
   return Object.hasOwn(CLAUDE_FILE_TOOLS, tool) ? CLAUDE_FILE_TOOLS[tool] : undefined;
 }
+
+/**
+ * The Claude Code names hook matchers use for our tools: a matcher `Bash` or `Edit|Write`,
+ * written for Claude Code, matches the tools that do that job here. (Hook scripts still read our
+ * `tool_input`: `shell` carries an argv, not Claude Code's command string.)
+ */
+const CLAUDE_NAMES: Readonly<Record<string, readonly string[]>> = {
+  shell: ["Bash"],
+  local_shell: ["Bash"],
+  shell_command: ["Bash"],
+  exec_command: ["Bash"],
+  read_file: ["Read"],
+  view_image: ["Read"],
+  list_dir: ["LS"],
+  glob: ["Glob"],
+  grep_files: ["Grep"],
+  edit_file: ["Edit", "MultiEdit"],
+  write_file: ["Write"],
+  apply_patch: ["Edit", "MultiEdit", "Write"],
+  update_plan: ["TodoWrite"],
+  request_user_input: ["AskUserQuestion"],
+};
+
+/** Claude Code's names for one of our tools (empty for most: MCP tools keep their `mcp__` names). */
+export function claudeNamesOf(toolName: string): readonly string[] {
+  return Object.hasOwn(CLAUDE_NAMES, toolName) ? (CLAUDE_NAMES[toolName] ?? []) : [];
+}

@@ -11,6 +11,7 @@ import type {
   RuntimeHookEvent,
 } from "../protocol/index.js";
 import { errorMessage, isRecord } from "../util/index.js";
+import { claudeNamesOf } from "./claudeTools.js";
 import { runHookProcess, type HookProcessResult } from "./hookProcess.js";
 
 /*
@@ -115,10 +116,15 @@ function typeName(v: unknown): string {
 }
 
 /** `undefined` for a matcher that takes every tool, else the anchored expression. */
-function compileMatcher(matcher: string | undefined): RegExp | undefined {
+export function compileMatcher(matcher: string | undefined): RegExp | undefined {
   if (matcher === undefined || matcher === "" || matcher === "*") return undefined;
   // The group keeps an alternation inside the anchors: `^(?:Bash|shell)$`, not `^Bash|shell$`.
   return new RegExp(`^(?:${matcher})$`);
+}
+
+/** Does a compiled matcher take `toolName`, by our name or a Claude Code name for the tool (`Bash`, `Edit`)? */
+export function matcherTakes(pattern: RegExp | undefined, toolName: string): boolean {
+  return pattern === undefined || pattern.test(toolName) || claudeNamesOf(toolName).some((n) => pattern.test(n));
 }
 
 function checkKeys(value: Record<string, unknown>, known: readonly string[], where: string): void {
@@ -422,7 +428,7 @@ export class Hooks {
     if (hooks === undefined) {
       const seen = new Set<string>();
       hooks = this.matchers[event]
-        .filter((m) => m.pattern === undefined || m.pattern.test(toolName))
+        .filter((m) => matcherTakes(m.pattern, toolName))
         .flatMap((m) => m.hooks)
         .filter((h) => {
           if (seen.has(h.command)) return false;

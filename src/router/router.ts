@@ -121,6 +121,14 @@ export class ToolRouter<Ctx = unknown> {
   }
 
   /**
+   * The name of every tool this router can dispatch, active or not (a deferred tool or one of an
+   * inactive group too): what a permission rule or hook matcher may name.
+   */
+  toolNames(): string[] {
+    return this.listedSpecs().map((c) => specName(c.spec));
+  }
+
+  /**
    * The registered spec of that name, active or not (MCP tools are function tools): one lookup,
    * where `specs()` lists every tool (what a per-call caller such as serve-mcp must not pay).
    */
