@@ -311,14 +311,29 @@ export async function postToolUse<Ctx>(
     if (post.block) return texts.postToolUseBlocked(post.block.reason);
     additionalContext.push(...post.additionalContext);
   }
-  // Claude Code's PostToolUseFailure: after a failed call, with the failure's text as `error`.
-  if (failed) additionalContext.push(...(await hooks.runPostToolUseFailure({ ...ctx, error: bodyText(body) })));
+  if (failed) additionalContext.push(...(await postToolUseFailure(config, invocation, bodyText(body), sessionId)));
   if (additionalContext.length === 0) return body;
   const extra = additionalContext.join("\n");
   const withContext: OutputBody["body"] =
     typeof body.body === "string" ? `${body.body}\n\n${extra}` : [...body.body, { type: "input_text", text: extra }];
   // A shell call's structured answer has no place for the context: it is answered as text.
   return { ...body, body: withContext, shellCall: undefined };
+}
+
+/**
+ * Claude Code's PostToolUseFailure: after a call whose handler failed (threw, or answered
+ * `success: false`), with the failure's text as `error`. Returns the context the hooks add for
+ * the model (these hooks cannot block: the call already failed).
+ */
+export async function postToolUseFailure<Ctx>(
+  config: HookConfig,
+  invocation: Invocation<Ctx>,
+  error: string,
+  sessionId: string | undefined,
+): Promise<string[]> {
+  const hooks = hooksFor(config);
+  if (!hooks.has("PostToolUseFailure", invocation.toolName)) return [];
+  return hooks.runPostToolUseFailure({ ...hookContext(invocation, sessionId), error });
 }
 
 /** The text of an answer (its text parts, for a content list). */

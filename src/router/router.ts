@@ -29,7 +29,7 @@ import {
   type ToolRegistry,
 } from "../registry/index.js";
 import { overBudget, truncateBody, truncateBodySpilling, type SpillStore, type TurnContext } from "../turn/index.js";
-import { policyStage, postToolUse } from "./policyStage.js";
+import { policyStage, postToolUse, postToolUseFailure } from "./policyStage.js";
 import { errorText, now } from "../util/index.js";
 import { buildCall, ToolCallFailure, type BuiltToolCall } from "./buildToolCall.js";
 import { Invocation } from "./invocation.js";
@@ -449,7 +449,27 @@ class CallDispatch<Ctx> {
         this.handled(invocation, out);
       },
       (err: unknown) => {
-        this.failed(err);
+        this.handlerFailed(invocation, err);
+      },
+    );
+  }
+
+  /** The handler threw: PostToolUseFailure hooks (when any match) see the failure before the model does. */
+  private handlerFailed(invocation: Invocation<Ctx>, err: unknown): void {
+    const hooks = this.opts.turn.hooks;
+    // `opts.signal` is read only when the call was aborted: the runtime makes it on demand.
+    const aborted = this.opts.aborted !== false && this.opts.signal.aborted;
+    if (hooks === undefined || aborted || FunctionCallError.isFatal(err)) {
+      this.failed(err);
+      return;
+    }
+    const text = failureText(this.call, err, this.opts);
+    postToolUseFailure(hooks, invocation, text, this.sessionId).then(
+      (context) => {
+        this.answer(context.length === 0 ? text : `${text}\n\n${context.join("\n")}`);
+      },
+      (e: unknown) => {
+        this.failed(e);
       },
     );
   }
