@@ -90,7 +90,9 @@ describe("[permissions] and [hooks] in the config", () => {
       expect(config.permissions).toEqual(PERMISSIONS);
       expect(config.hooks).toEqual(HOOKS);
       expect(Hooks.from(config.hooks!).hasPre("shell")).toBe(true);
-      expect(Hooks.from(config.hooks!).hasPre("shell_command")).toBe(false);
+      // `Bash` is Claude Code's name for every shell tool: the matcher takes shell_command too.
+      expect(Hooks.from(config.hooks!).hasPre("shell_command")).toBe(true);
+      expect(Hooks.from(config.hooks!).hasPre("read_file")).toBe(false);
     });
   });
 
