@@ -187,7 +187,7 @@ export function parseClaudeSettings(doc: unknown, file: string): ClaudeSettings 
   const hooks = doc["hooks"];
   if (hooks !== undefined && doc["disableAllHooks"] !== true) {
     try {
-      out.hooks = validateHookConfig(hooks, "hooks");
+      out.hooks = validateHookConfig(hooks, "hooks", (warning) => out.warnings.push(`${file}: ${warning}`));
     } catch (err) {
       throw new ClaudeSettingsError(`${file}: ${errorMessage(err)}`);
     }

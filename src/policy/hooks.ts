@@ -127,18 +127,31 @@ export function matcherTakes(pattern: RegExp | undefined, toolName: string): boo
   return pattern === undefined || pattern.test(toolName) || claudeNamesOf(toolName).some((n) => pattern.test(n));
 }
 
-function checkKeys(value: Record<string, unknown>, known: readonly string[], where: string): void {
+/**
+ * Where a lenient validation (another agent's settings file) reports what it reads past: an
+ * unknown key, a hook type that cannot run here. Without it those are errors.
+ */
+type Warn = ((message: string) => void) | undefined;
+
+function checkKeys(value: Record<string, unknown>, known: readonly string[], where: string, warn: Warn): void {
   for (const key of Object.keys(value)) {
-    if (!known.includes(key)) throw new Error(`${where}: unknown key ${key} (known keys: ${known.join(", ")})`);
+    if (known.includes(key)) continue;
+    if (warn) warn(`${where}: unknown key ${key}; ignored`);
+    else throw new Error(`${where}: unknown key ${key} (known keys: ${known.join(", ")})`);
   }
 }
 
-function validateCommand(value: unknown, where: string): HookCommand {
+function validateCommand(value: unknown, where: string, warn: Warn): HookCommand | undefined {
   if (!isRecord(value)) throw new Error(`${where}: expected an object, got ${typeName(value)}`);
-  checkKeys(value, COMMAND_KEYS, where);
+  checkKeys(value, COMMAND_KEYS, where, warn);
   if (value["type"] !== "command") {
     const type = value["type"];
     const got = typeof type === "string" ? JSON.stringify(type) : typeName(type);
+    if (warn && typeof type === "string") {
+      // Claude Code's "prompt" hooks ask its model: there is none here to ask.
+      warn(`${where}: a hook of type ${got} is not run here (only "command" hooks run); dropped`);
+      return undefined;
+    }
     throw new Error(`${where}.type: expected "command" (the only hook type supported), got ${got}`);
   }
   const command = value["command"];
@@ -153,9 +166,9 @@ function validateCommand(value: unknown, where: string): HookCommand {
   return { type: "command", command, timeout };
 }
 
-function validateMatcher(value: unknown, where: string): HookMatcher {
+function validateMatcher(value: unknown, where: string, warn: Warn): HookMatcher {
   if (!isRecord(value)) throw new Error(`${where}: expected an object, got ${typeName(value)}`);
-  checkKeys(value, MATCHER_KEYS, where);
+  checkKeys(value, MATCHER_KEYS, where, warn);
   const matcher = value["matcher"];
   if (matcher !== undefined && typeof matcher !== "string") {
     throw new Error(`${where}.matcher: expected a string, got ${typeName(matcher)}`);
@@ -167,7 +180,7 @@ function validateMatcher(value: unknown, where: string): HookMatcher {
   }
   const hooks = value["hooks"];
   if (!Array.isArray(hooks)) throw new Error(`${where}.hooks: expected an array, got ${typeName(hooks)}`);
-  const commands = hooks.map((hook, i) => validateCommand(hook, `${where}.hooks[${i}]`));
+  const commands = hooks.flatMap((hook, i) => validateCommand(hook, `${where}.hooks[${i}]`, warn) ?? []);
   return matcher === undefined ? { hooks: commands } : { matcher, hooks: commands };
 }
 
@@ -175,8 +188,10 @@ function validateMatcher(value: unknown, where: string): HookMatcher {
  * Checks a hook config from a file or a plain-JS caller and returns a clean copy. Errors name
  * the key path under `where` (`hooks.PreToolUse[0].hooks[1].timeout: expected a positive
  * number`); unknown events and keys are errors, so a typo never silently disables a hook.
+ * With `warn` (another agent's settings file, read as it is), unknown keys and hook types
+ * that cannot run here are reported there and read past; unknown events stay errors.
  */
-export function validateHookConfig(value: unknown, where: string): HookConfig {
+export function validateHookConfig(value: unknown, where: string, warn?: (message: string) => void): HookConfig {
   if (!isRecord(value)) throw new Error(`${where}: expected an object, got ${typeName(value)}`);
   const config: HookConfig = {};
   for (const [event, matchers] of Object.entries(value)) {
@@ -185,7 +200,7 @@ export function validateHookConfig(value: unknown, where: string): HookConfig {
     }
     const at = `${where}.${event}`;
     if (!Array.isArray(matchers)) throw new Error(`${at}: expected an array, got ${typeName(matchers)}`);
-    config[event as HookEventName] = matchers.map((m, i) => validateMatcher(m, `${at}[${i}]`));
+    config[event as HookEventName] = matchers.map((m, i) => validateMatcher(m, `${at}[${i}]`, warn));
   }
   return config;
 }

@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -183,6 +183,61 @@ describe("settings scopes and mistakes", () => {
     await expect(loadClaudeSettings({ files: [mode] })).rejects.toThrow(
       `${mode}: permissions.defaultMode: expected one of default, acceptEdits, plan, bypassPermissions, dontAsk, got "yolo"`,
     );
+  });
+
+  it("hooks Claude Code has and we cannot run load with a warning: a prompt hook, an unknown hook key", async () => {
+    const file = await write("hooks.json", {
+      hooks: {
+        Stop: [{ hooks: [{ type: "prompt", prompt: "Is the task done?" }] }],
+        PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "true", statusMessage: "checking" }] }],
+      },
+    });
+    const loaded = await loadClaudeSettings({ files: [file] });
+    expect(loaded.warnings).toEqual([
+      `${file}: hooks.Stop[0].hooks[0]: unknown key prompt; ignored`,
+      `${file}: hooks.Stop[0].hooks[0]: a hook of type "prompt" is not run here (only "command" hooks run); dropped`,
+      `${file}: hooks.PreToolUse[0].hooks[0]: unknown key statusMessage; ignored`,
+      `${file}: hooks.Stop never runs here (a tool runtime has no Stop moment); kept for the embedder (embedderHooks)`,
+    ]);
+    expect(loaded.hooks).toEqual({
+      Stop: [{ hooks: [] }],
+      PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "true" }] }],
+    });
+  });
+
+  it("PermissionRequest: a deny wins over an allow, interrupt aborts the turn, an input rewrite is no answer", async () => {
+    const hook = async (name: string, out: unknown): Promise<string> => {
+      const file = path.join(root, name);
+      await writeFile(file, `#!/bin/sh\ncat >/dev/null\necho '${JSON.stringify(out)}'\n`);
+      await chmod(file, 0o755);
+      return file;
+    };
+    const answer = (decision: unknown) => ({ hookSpecificOutput: { hookEventName: "PermissionRequest", decision } });
+    const allow = await hook("pr-allow.sh", answer({ behavior: "allow" }));
+    const deny = await hook("pr-deny.sh", answer({ behavior: "deny", message: "no" }));
+    const stop = await hook("pr-stop.sh", answer({ behavior: "deny", message: "stop now", interrupt: true }));
+    const rewrite = await hook("pr-rewrite.sh", answer({ behavior: "allow", updatedInput: { command: ["true"] } }));
+    const decided: string[] = [];
+    const runWith = async (...commands: string[]) => {
+      const turn = createTurnContext({
+        cwd: root,
+        onEvent: (e) => {
+          if (e.type === "approval_decided") decided.push(`${e.decision}:${e.by}`);
+        },
+        permissions: new PermissionEngine({ nonInteractive: true }),
+        hooks: { PermissionRequest: [{ hooks: commands.map((command) => ({ type: "command" as const, command })) }] },
+      });
+      const runtime = new ToolCallRuntime(router, turn);
+      runtime.submit(fc("c1", "shell", JSON.stringify({ command: ["touch", "pr.txt"] })));
+      return (await runtime.drain()).map(text)[0];
+    };
+    expect(await runWith(allow, deny)).toBe("denied by PermissionRequest hook: no");
+    expect(await runWith(stop)).toBe("denied by PermissionRequest hook: stop now");
+    expect(decided).toEqual(["deny:hook", "abort:hook"]);
+    expect(await runWith(rewrite)).toBe("rejected: this call needs approval and no approver is configured");
+    expect(existsSync(path.join(root, "pr.txt"))).toBe(false);
+    expect(await runWith(allow)).toMatch(/Exit code: 0/);
+    expect(existsSync(path.join(root, "pr.txt"))).toBe(true);
   });
 
   it("Claude Code's path forms: /x from the project, //x absolute", async () => {
