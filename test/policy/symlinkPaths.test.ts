@@ -99,7 +99,7 @@ describe("path rules judge the real path too (S10)", () => {
     },
   );
 
-  it("an allow needs both paths: allow read_file(alias/**) does not allow reading through the link into secret", async () => {
+  it("an allow needs both paths: allow edit_file(alias/**) does not allow editing through the link into secret", async () => {
     // default mode asks for nothing on reads, so judge an edit: allowed only when both views match.
     const allowAlias = { mode: "default" as const, allow: ["edit_file(alias/**)"], nonInteractive: true };
     const viaLink = await run(allowAlias, "edit_file", { file_path: "alias/s.txt", old_string: "S", new_string: "X" });
