@@ -116,8 +116,18 @@ export {
 
 // policy: permissions, approvals, hooks (DESIGN section 11)
 export {
+  ClaudeSettingsError,
+  embedderHooks,
+  hookConfigWarnings,
   hooksFor,
+  loadClaudeSettings,
+  parseClaudeSettings,
   PermissionEngine,
+  policyToolWarnings,
+  type ClaudeSettings,
+  type EmbedderHookEvent,
+  type HookEventName,
+  type LoadClaudeSettingsOptions,
   type ApprovalDecision,
   type ApprovalRequest,
   type DecidedBy,

@@ -2,11 +2,23 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { Logger } from "pino";
 import type { McpServersConfig } from "../mcp/index.js";
-import { validateHookConfig, type HookConfig, type PermissionMode, type PermissionPolicy } from "../policy/index.js";
+import {
+  ClaudeSettingsError,
+  hookConfigWarnings,
+  loadClaudeSettings,
+  readClaudeSettingsFile,
+  validateHookConfig,
+  type ClaudeSettings,
+  type HookConfig,
+  type HookEventName,
+  type PermissionMode,
+  type PermissionPolicy,
+} from "../policy/index.js";
 import type { ToolsConfig } from "../toolset.js";
 import type { TruncationPolicy } from "../turn/index.js";
 import type { EnvironmentPolicy } from "../protocol/index.js";
 import { errorMessage, isRecord, parseJsonc } from "../util/index.js";
+import { codexApprovals } from "./codexApprovals.js";
 import { ConfigError, isTable, Section, typeName } from "./configSection.js";
 import {
   parseDockerSettings,
@@ -43,6 +55,12 @@ export interface CliConfig {
   docker?: DockerSettings;
   /** Keys Codex or Claude document that this file has and we do not use (logged at debug). */
   ignoredKeys?: string[];
+  /**
+   * What loads but cannot apply, one sentence each naming the file and the key, rule or hook
+   * event (an unknown key of another agent's settings, a hook event the runtime never fires):
+   * the CLI prints them on stderr.
+   */
+  warnings?: string[];
 }
 
 export const DEFAULT_CONFIG_NAME = "toolcall.toml";
@@ -192,6 +210,59 @@ function parseHooks(value: unknown, file: string): HookConfig {
   }
 }
 
+/** Hooks of two configs, event by event, `a`'s matchers first. */
+function mergeHooks(a: HookConfig | undefined, b: HookConfig): HookConfig {
+  const out: HookConfig = { ...a };
+  for (const [event, matchers] of Object.entries(b) as Array<[HookEventName, HookConfig[HookEventName]]>) {
+    out[event] = [...(out[event] ?? []), ...(matchers ?? [])];
+  }
+  return out;
+}
+
+/**
+ * Rules and a mode from another source (Codex's approval keys, Claude Code settings) added to
+ * the config's `[permissions]`: rules add up; two different modes are an error naming both.
+ */
+function addPolicy(
+  config: Omit<CliConfig, "mcpServers">,
+  add: { mode?: PermissionMode | undefined; allow: string[]; ask: string[]; deny?: string[] },
+  source: string,
+): void {
+  const policy: PermissionPolicy = { ...config.permissions };
+  if (add.mode !== undefined) {
+    if (policy.mode !== undefined && policy.mode !== add.mode) {
+      throw new ConfigError(
+        `${source} sets the mode ${JSON.stringify(add.mode)} and the config's [permissions] mode ${JSON.stringify(policy.mode)}; set one of them`,
+      );
+    }
+    policy.mode = add.mode;
+  }
+  for (const list of ["allow", "ask", "deny"] as const) {
+    const rules = add[list] ?? [];
+    if (rules.length > 0) policy[list] = [...(policy[list] ?? []), ...rules];
+  }
+  if (add.mode !== undefined || add.allow.length + add.ask.length + (add.deny?.length ?? 0) > 0) {
+    config.permissions = policy;
+  }
+}
+
+/**
+ * Claude Code settings (`--settings`, `--claude-settings`, or a `settings.json` given as the
+ * config) over a config: rules, mode, hooks, `additionalDirectories` as writable roots, and
+ * their warnings.
+ */
+export function withClaudeSettings<C extends Omit<CliConfig, "mcpServers">>(config: C, claude: ClaudeSettings): C {
+  const out: C = { ...config };
+  addPolicy(out, claude.permissions, claude.files.join(", "));
+  if (Object.keys(claude.hooks).length > 0) out.hooks = mergeHooks(out.hooks, claude.hooks);
+  if (claude.writableRoots.length > 0) {
+    out.sandbox = { ...out.sandbox, writableRoots: [...(out.sandbox?.writableRoots ?? []), ...claude.writableRoots] };
+  }
+  if (claude.warnings.length > 0) out.warnings = [...(out.warnings ?? []), ...claude.warnings];
+  if (claude.ignoredKeys.length > 0) out.ignoredKeys = [...(out.ignoredKeys ?? []), ...claude.ignoredKeys];
+  return out;
+}
+
 /**
  * Validates the `[tools]`, `[runtime]`, `[permissions]`, `[hooks]`, sandbox and
  * `[shell_environment_policy]` sections of a parsed config document and its top-level keys. Servers are `[mcp_servers.NAME]` in TOML and `mcpServers` in JSON (the
@@ -206,7 +277,7 @@ export function parseCliConfig(doc: unknown, file: string, json = isJsonFile(fil
     "runtime",
     "permissions",
     "hooks",
-    ...(json ? ["mcpServers", "servers", "inputs"] : ["mcp_servers"]),
+    ...(json ? ["mcpServers", "servers", "inputs"] : ["mcp_servers", "approval_policy"]),
     ...SANDBOX_CONFIG_KEYS,
   ];
   const top = new Section(file, "", doc);
@@ -222,7 +293,16 @@ export function parseCliConfig(doc: unknown, file: string, json = isJsonFile(fil
   const runtime = parseRuntime(section("runtime"), file, tools);
   const config: Omit<CliConfig, "mcpServers"> = { file, tools, runtime };
   if (doc["permissions"] !== undefined) config.permissions = parsePermissions(section("permissions"));
-  if (doc["hooks"] !== undefined) config.hooks = parseHooks(doc["hooks"], file);
+  if (doc["hooks"] !== undefined) {
+    config.hooks = parseHooks(doc["hooks"], file);
+    const warnings = hookConfigWarnings(config.hooks, file);
+    if (warnings.length > 0) config.warnings = warnings;
+  }
+  if (!json) {
+    const codex = codexApprovals(doc, file);
+    addPolicy(config, codex, `${file}: approval_policy`);
+    if (codex.warnings.length > 0) config.warnings = [...(config.warnings ?? []), ...codex.warnings];
+  }
   const sandbox = parseSandboxSettings(top);
   if (sandbox !== undefined) config.sandbox = sandbox;
   const docker = parseDockerSettings(top);
@@ -255,7 +335,6 @@ const CODEX_TOP_LEVEL_KEYS = [
   "review_model",
   "oss_provider",
   "tool_output_token_limit",
-  "approval_policy",
   "notify",
   "instructions",
   "experimental_instructions_file",
@@ -283,8 +362,22 @@ const CODEX_TOP_LEVEL_KEYS = [
   "windows_wsl_setup_acknowledged",
 ];
 
-/** Top-level keys of Claude Desktop's `claude_desktop_config.json` besides `mcpServers`. */
-const CLAUDE_TOP_LEVEL_KEYS = ["globalShortcut", "preferences"];
+/** Top-level keys of Claude Desktop's `claude_desktop_config.json` besides `mcpServers`, and a JSON schema reference. */
+const CLAUDE_TOP_LEVEL_KEYS = ["globalShortcut", "preferences", "$schema"];
+
+/** Claude Code's settings files: given as the config, they are read as Claude Code reads them. */
+const isClaudeSettingsFile = (file: string): boolean =>
+  ["settings.json", "settings.local.json"].includes(path.basename(file));
+
+/** Claude Code settings errors are config errors (exit 2). */
+async function claudeSettings<T>(load: () => Promise<T>): Promise<T> {
+  try {
+    return await load();
+  } catch (err) {
+    if (err instanceof ClaudeSettingsError) throw new ConfigError(err.message);
+    throw err;
+  }
+}
 
 /**
  * A config given as an object in the JSON form (the sidecar's `initialize.config`): errors
@@ -327,9 +420,33 @@ export async function loadCliConfig(opts: {
   configPath?: string | undefined;
   dir: string;
   logger?: Logger | undefined;
+  /** `--settings FILE`s: Claude Code settings over the config, lowest scope first. */
+  settings?: readonly string[] | undefined;
+  /** `--claude-settings`: `~/.claude/settings.json`, then the cwd's `.claude/settings.json` and `settings.local.json`. */
+  claudeSettings?: boolean | undefined;
+}): Promise<CliConfig> {
+  const config = await loadConfigFile(opts);
+  const scopes = [
+    ...(opts.claudeSettings === true ? [await claudeSettings(() => loadClaudeSettings({ dir: opts.dir }))] : []),
+    ...(opts.settings?.length
+      ? [await claudeSettings(() => loadClaudeSettings({ dir: opts.dir, files: opts.settings ?? [] }))]
+      : []),
+  ];
+  return scopes.reduce((c, s) => withClaudeSettings(c, s), config);
+}
+
+async function loadConfigFile(opts: {
+  configPath?: string | undefined;
+  dir: string;
+  logger?: Logger | undefined;
 }): Promise<CliConfig> {
   const explicit = opts.configPath !== undefined;
   const file = explicit ? path.resolve(opts.dir, opts.configPath as string) : path.join(opts.dir, DEFAULT_CONFIG_NAME);
+  if (explicit && isClaudeSettingsFile(file)) {
+    const settings = await claudeSettings(() => readClaudeSettingsFile(file));
+    const empty: CliConfig = { file, tools: {}, runtime: {}, mcpServers: {} };
+    return settings ? withClaudeSettings(empty, settings) : empty;
+  }
   let text: string;
   try {
     text = await readFile(file, "utf8");

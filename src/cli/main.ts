@@ -12,7 +12,11 @@ const COMMON_OPTIONS = `common options:
   --config FILE      toolcall.toml, or a .json file (default: ./toolcall.toml when present)
   --cwd DIR          working directory of the turn (default: the current directory)
   --log-level LEVEL  pino level for logs on stderr (default: error; env TOOLCALL_LOG)
-  --permissions MODE default | accept_edits | read_only | bypass (overrides [permissions] mode)`;
+  --permissions MODE default | accept_edits | read_only | bypass (overrides [permissions] mode)
+  --settings FILE    a Claude Code settings.json (rules, defaultMode, additionalDirectories,
+                     hooks) over the config; repeatable, later files are higher scopes
+  --claude-settings  read ~/.claude/settings.json, then .claude/settings.json and
+                     .claude/settings.local.json of the working directory (user < project < local)`;
 
 const SANDBOX_OPTIONS = `sandbox options:
   --sandbox MODE     read-only | workspace-write | danger-full-access (overrides the config's
@@ -155,6 +159,8 @@ const common = {
   cwd: { type: "string" },
   "log-level": { type: "string" },
   permissions: { type: "string" },
+  settings: { type: "string", multiple: true },
+  "claude-settings": { type: "boolean" },
   help: { type: "boolean", short: "h" },
 } as const satisfies ParseArgsConfig["options"];
 
@@ -193,6 +199,8 @@ function commonOpts(values: {
   cwd?: string | boolean;
   "log-level"?: string | boolean;
   permissions?: string | boolean;
+  settings?: Array<string | boolean>;
+  "claude-settings"?: string | boolean;
 }) {
   const str = (v: string | boolean | undefined): string | undefined => (typeof v === "string" ? v : undefined);
   return {
@@ -200,6 +208,8 @@ function commonOpts(values: {
     cwd: str(values.cwd),
     logLevel: str(values["log-level"]),
     permissions: str(values.permissions),
+    settings: values.settings?.flatMap((v) => (typeof v === "string" ? [v] : [])),
+    claudeSettings: values["claude-settings"] === true,
   };
 }
 

@@ -7,7 +7,7 @@ import type { ToolRouter } from "../router/index.js";
 import { createToolRouter } from "../toolset.js";
 import { createTurnContext, type TurnContext, type ToolEvent } from "../turn/index.js";
 import { ConfigError, configFromDocument, loadCliConfig, type CliConfig } from "./config.js";
-import { PermissionEngine, type PermissionMode, type PermissionPolicy } from "../policy/index.js";
+import { PermissionEngine, policyToolWarnings, type PermissionMode, type PermissionPolicy } from "../policy/index.js";
 import type { ExecEnvironment } from "../protocol/index.js";
 import type { DynamicToolSpec } from "../registry/index.js";
 import { errorMessage } from "../util/index.js";
@@ -112,6 +112,10 @@ export interface CommonOptions extends SandboxFlags {
   logLevel?: string | undefined;
   /** `--permissions MODE`: overrides the config's `[permissions] mode`. */
   permissions?: string | undefined;
+  /** `--settings FILE`s: Claude Code settings over the config, lowest scope first. */
+  settings?: readonly string[] | undefined;
+  /** `--claude-settings`: the user's, the project's and the local Claude Code settings. */
+  claudeSettings?: boolean | undefined;
 }
 
 const MODES: readonly string[] = ["default", "accept_edits", "read_only", "bypass"];
@@ -144,6 +148,11 @@ function permissionEngine(
   } catch (err) {
     throw new ConfigError(`[permissions]: ${errorMessage(err)}`);
   }
+}
+
+/** A warning for the person running the command: stderr, one line. */
+function warn(text: string): void {
+  process.stderr.write(`toolcall: warning: ${text}\n`);
 }
 
 /** The config, router and turn one command works with; `close()` stops MCP servers. */
@@ -207,7 +216,14 @@ export async function openSession(
   const plugins = opts.plugins?.length ? await loadPlugins(opts.plugins) : undefined;
   const config = opts.configDoc
     ? await configFromDocument(opts.configDoc, cwd)
-    : await loadCliConfig({ configPath: opts.configPath, dir: cwd, logger });
+    : await loadCliConfig({
+        configPath: opts.configPath,
+        dir: cwd,
+        logger,
+        settings: opts.settings,
+        claudeSettings: opts.claudeSettings,
+      });
+  for (const warning of config.warnings ?? []) warn(warning);
   // Before any MCP server starts: a bad policy must not leave one running.
   const permissions = permissionEngine(config, opts.permissions, opts.approve);
   // One environment for the session: every turn's commands share its roots and variables.
@@ -243,6 +259,8 @@ export async function openSession(
     // The built-ins check their own config slice: what they refuse is a config problem (exit 2).
     throw err instanceof TypeError ? new ConfigError(`${config.file ?? "config"}: ${err.message}`) : err;
   });
+  // A rule or hook matcher naming no tool offered here looks enforced and is not: say so.
+  for (const warning of policyToolWarnings(config.permissions, config.hooks, router.toolNames())) warn(warning);
   const turn = createTurnContext({
     cwd,
     logger,

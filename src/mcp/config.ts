@@ -251,6 +251,8 @@ interface Dialect {
   extra?: { keys: readonly string[]; apply(key: string, value: unknown, out: McpServerConfig, fail: Fail): void };
   /** Keys a known format documents that we do not use: skipped with a debug log. */
   ignored?: readonly string[];
+  /** Keys the permission policy reads from the same table (Codex's approval modes): skipped here. */
+  policyKeys?: readonly string[];
 }
 
 type Fail = (key: string, expected: string) => never;
@@ -259,8 +261,10 @@ const PROGRAMMATIC: Dialect = { table: "servers", keyOf: (f) => f };
 const TOML: Dialect = {
   table: "mcp_servers",
   keyOf: snake,
-  // Codex: the OAuth resource and per-tool approval modes (its `scopes` become `oauth.scopes`).
-  ignored: ["oauth_resource", "tools", "default_tools_approval_mode"],
+  // Codex: the OAuth resource (its `scopes` become `oauth.scopes`).
+  ignored: ["oauth_resource"],
+  // Codex's approval modes become permission rules (the CLI's config reads them: src/cli/codexApprovals.ts).
+  policyKeys: ["tools", "default_tools_approval_mode"],
   extra: {
     keys: ["scopes"],
     apply(key, value, out, fail) {
@@ -394,6 +398,7 @@ function validateServers(
         dialect.extra.apply(key, value, config, (k, e) => fail(k, e, describe(value)));
         continue;
       }
+      if (dialect.policyKeys?.includes(key)) continue;
       if (dialect.ignored?.includes(key)) {
         (opts.logger ?? defaultLogger()).debug({ file, server, key }, "MCP config key not used here; ignored");
         continue;

@@ -121,25 +121,25 @@ export class PermissionEngine {
     if (allow !== undefined) return verdict("allow", "rule", reasons.allowRule(allow.rule), allow.rule);
     const session = firstMatch(this.#session, call, "allow", paths);
     if (session !== undefined) return verdict("allow", "session", reasons.session(session.rule), session.rule);
-    const covered = this.#coveredCommandByCommand(call);
+    const covered = this.#coveredPartByPart(call);
     if (covered !== undefined) return covered;
     return this.#byMode(call);
   }
 
   /**
-   * A script no single allow rule covers is still allowed when each of its plain commands is
-   * allowed by some rule (`git add . && git commit -m x` by `git add:*` and `git commit:*`),
-   * as Claude Code judges compound commands. Checked after every single rule, so the common
-   * case pays nothing.
+   * A call no single allow rule covers is still allowed when each of its parts is allowed by
+   * some rule: each plain command of a script (`git add . && git commit -m x` by `git add:*` and
+   * `git commit:*`, as Claude Code judges compound commands), or each written and real path
+   * (`alias/s.txt` by `edit_file(alias/**)` and, through the link, `edit_file(secret/**)`).
+   * Checked after every single rule, so the common case pays nothing.
    */
-  #coveredCommandByCommand(call: PolicyCall): Readonly<PolicyVerdict> | undefined {
-    const commands = call.subject?.commands;
-    if (!commands || commands.length < 2) return undefined;
+  #coveredPartByPart(call: PolicyCall): Readonly<PolicyVerdict> | undefined {
+    const parts = partsOf(call);
+    if (parts === undefined) return undefined;
     const rules = [...this.#allow, ...this.#session];
     if (rules.length === 0) return undefined;
     const used: PermissionRule[] = [];
-    for (const command of commands) {
-      const one: PolicyCall = { ...call, subject: { ...call.subject, commands: [command] } };
+    for (const one of parts) {
       const rule = rules.find((r) => r.matches(one, "allow"));
       if (!rule) return undefined;
       if (!used.includes(rule)) used.push(rule);
@@ -147,6 +147,17 @@ export class PermissionEngine {
     const by = used.every((r) => this.#session.includes(r)) ? "session" : "rule";
     const names = used.map((r) => r.rule).join(", ");
     return verdict("allow", by, by === "session" ? reasons.session(names) : reasons.allowRule(names), names);
+  }
+
+  /**
+   * Would a path rule judge `call` (a file tool's call, or a patch through the shell)? Only then
+   * does the policy stage pay for resolving its real paths before `decide`.
+   */
+  needsRealPaths(call: PolicyCall): boolean {
+    if (!call.subject?.paths?.length) return false;
+    const toolName = judgedAs(call).toolName;
+    const judges = (rule: PermissionRule): boolean => rule.judgesPaths && rule.matchesTool(toolName);
+    return this.#deny.some(judges) || this.#ask.some(judges) || this.#allow.some(judges) || this.#session.some(judges);
   }
 
   /**
@@ -198,6 +209,23 @@ export class PermissionEngine {
     if (threshold === undefined || !riskAtLeast(call.risk, threshold)) return allow;
     return verdict("ask", "mode", reasons.risk(riskLevel(call.risk), threshold));
   }
+}
+
+/**
+ * The call split into parts judged one by one: one call per command of a script with several,
+ * or one per written and real path when the real paths are known; undefined when it has one part.
+ */
+function partsOf(call: PolicyCall): PolicyCall[] | undefined {
+  const subject = call.subject;
+  const commands = subject?.commands;
+  if (commands && commands.length > 1)
+    return commands.map((command) => ({ ...call, subject: { ...subject, commands: [command] } }));
+  const written = subject?.paths;
+  const real = call.realPaths;
+  if (written === undefined || real === undefined) return undefined;
+  const { realPaths: _real, ...rest } = call;
+  const one = (p: string, cwd: string): PolicyCall => ({ ...rest, cwd, subject: { ...subject, paths: [p] } });
+  return [...written.map((p) => one(p, call.cwd)), ...real.paths.map((p) => one(p, real.cwd))];
 }
 
 /** The call as the tool its subject names (`asTool`) would be judged: that tool's rules, its name in the texts. */

@@ -57,7 +57,8 @@ export async function runHookProcess(env: ExecEnvironment, opts: HookProcessOpti
   try {
     result = await runCommand(
       env,
-      { argv: ["/bin/sh", "-c", opts.command], cwd: opts.cwd, sandboxed: false },
+      // CLAUDE_PROJECT_DIR: hooks written for Claude Code name their scripts from it.
+      { argv: ["/bin/sh", "-c", opts.command], cwd: opts.cwd, env: { CLAUDE_PROJECT_DIR: opts.cwd }, sandboxed: false },
       {
         timeoutMs: opts.timeoutMs,
         signal: AbortSignal.any([opts.signal, overflow.signal]),

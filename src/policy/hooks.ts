@@ -1,15 +1,28 @@
 import type { Logger } from "pino";
 import { quote } from "shell-quote";
-import type { ExecEnvironment, HookCommand, HookConfig, HookMatcher } from "../protocol/index.js";
+import type {
+  EmbedderHookEvent,
+  ExecEnvironment,
+  HookCommand,
+  HookConfig,
+  HookEventName,
+  HookMatcher,
+  PermissionMode,
+  RuntimeHookEvent,
+} from "../protocol/index.js";
 import { errorMessage, isRecord } from "../util/index.js";
+import { claudeNamesOf } from "./claudeTools.js";
 import { runHookProcess, type HookProcessResult } from "./hookProcess.js";
 
 /*
- * PreToolUse and PostToolUse hooks (DESIGN section 11) in the format Claude Code and Codex
- * share, so a `hooks.json` or `.claude/settings.json` hook block pastes in unchanged.
+ * Hooks (DESIGN section 11) in the format Claude Code and Codex share, so a `hooks.json` or
+ * `.claude/settings.json` hook block pastes in unchanged: PreToolUse, PermissionRequest,
+ * PostToolUse and PostToolUseFailure run here; the events of an agent loop are kept for the
+ * embedder.
  */
 
-export type HookEvent = keyof HookConfig;
+/** The events the runtime fires. */
+export type HookEvent = RuntimeHookEvent;
 
 export interface HookCallContext {
   toolName: string;
@@ -23,6 +36,26 @@ export interface HookCallContext {
   signal: AbortSignal;
   /** Where failing hooks (bad exit, timeout, garbage output) are reported; they never fail the call. */
   logger: Logger;
+  /** `session_id` of the hook input: the router's session id (null when not given). */
+  sessionId?: string | undefined;
+  /** `transcript_path`: null unless the embedder gives one (`TurnContext.transcriptPath`). */
+  transcriptPath?: string | undefined;
+  /** The session's mode; the input's `permission_mode` carries Claude Code's name for it. */
+  permissionMode?: PermissionMode | undefined;
+}
+
+export interface PostToolUseFailureContext extends HookCallContext {
+  /** What the model was answered: the failure's text. */
+  error: string;
+}
+
+export interface PermissionRequestResult {
+  /** Absent when no hook decided (the approver is asked). */
+  decision?: "allow" | "deny";
+  /** The deciding hook's `message` (or, for an exit 2, its stderr). */
+  message?: string;
+  /** A deny with `interrupt: true`: the whole turn stops, as a person's "abort". */
+  interrupt?: boolean;
 }
 
 export interface PostToolUseContext extends HookCallContext {
@@ -45,7 +78,29 @@ export interface PostToolUseResult {
   additionalContext: string[];
 }
 
-const EVENTS: readonly HookEvent[] = ["PreToolUse", "PostToolUse"];
+const RUNTIME_EVENTS: readonly RuntimeHookEvent[] = [
+  "PreToolUse",
+  "PermissionRequest",
+  "PostToolUse",
+  "PostToolUseFailure",
+];
+export const EMBEDDER_HOOK_EVENTS: readonly EmbedderHookEvent[] = [
+  "UserPromptSubmit",
+  "Stop",
+  "SubagentStop",
+  "PreCompact",
+  "SessionStart",
+  "SessionEnd",
+  "Notification",
+];
+const EVENTS: readonly HookEventName[] = [...RUNTIME_EVENTS, ...EMBEDDER_HOOK_EVENTS];
+/** Claude Code's names for our modes: what hook scripts written for it compare `permission_mode` with. */
+const CLAUDE_MODE_NAMES: Record<PermissionMode, string> = {
+  default: "default",
+  accept_edits: "acceptEdits",
+  read_only: "plan",
+  bypass: "bypassPermissions",
+};
 const MATCHER_KEYS = ["matcher", "hooks"];
 const COMMAND_KEYS = ["type", "command", "timeout"];
 const DEFAULT_TIMEOUT_S = 60;
@@ -61,24 +116,42 @@ function typeName(v: unknown): string {
 }
 
 /** `undefined` for a matcher that takes every tool, else the anchored expression. */
-function compileMatcher(matcher: string | undefined): RegExp | undefined {
+export function compileMatcher(matcher: string | undefined): RegExp | undefined {
   if (matcher === undefined || matcher === "" || matcher === "*") return undefined;
   // The group keeps an alternation inside the anchors: `^(?:Bash|shell)$`, not `^Bash|shell$`.
   return new RegExp(`^(?:${matcher})$`);
 }
 
-function checkKeys(value: Record<string, unknown>, known: readonly string[], where: string): void {
+/** Does a compiled matcher take `toolName`, by our name or a Claude Code name for the tool (`Bash`, `Edit`)? */
+export function matcherTakes(pattern: RegExp | undefined, toolName: string): boolean {
+  return pattern === undefined || pattern.test(toolName) || claudeNamesOf(toolName).some((n) => pattern.test(n));
+}
+
+/**
+ * Where a lenient validation (another agent's settings file) reports what it reads past: an
+ * unknown key, a hook type that cannot run here. Without it those are errors.
+ */
+type Warn = ((message: string) => void) | undefined;
+
+function checkKeys(value: Record<string, unknown>, known: readonly string[], where: string, warn: Warn): void {
   for (const key of Object.keys(value)) {
-    if (!known.includes(key)) throw new Error(`${where}: unknown key ${key} (known keys: ${known.join(", ")})`);
+    if (known.includes(key)) continue;
+    if (warn) warn(`${where}: unknown key ${key}; ignored`);
+    else throw new Error(`${where}: unknown key ${key} (known keys: ${known.join(", ")})`);
   }
 }
 
-function validateCommand(value: unknown, where: string): HookCommand {
+function validateCommand(value: unknown, where: string, warn: Warn): HookCommand | undefined {
   if (!isRecord(value)) throw new Error(`${where}: expected an object, got ${typeName(value)}`);
-  checkKeys(value, COMMAND_KEYS, where);
+  checkKeys(value, COMMAND_KEYS, where, warn);
   if (value["type"] !== "command") {
     const type = value["type"];
     const got = typeof type === "string" ? JSON.stringify(type) : typeName(type);
+    if (warn && typeof type === "string") {
+      // Claude Code's "prompt" hooks ask its model: there is none here to ask.
+      warn(`${where}: a hook of type ${got} is not run here (only "command" hooks run); dropped`);
+      return undefined;
+    }
     throw new Error(`${where}.type: expected "command" (the only hook type supported), got ${got}`);
   }
   const command = value["command"];
@@ -93,9 +166,9 @@ function validateCommand(value: unknown, where: string): HookCommand {
   return { type: "command", command, timeout };
 }
 
-function validateMatcher(value: unknown, where: string): HookMatcher {
+function validateMatcher(value: unknown, where: string, warn: Warn): HookMatcher {
   if (!isRecord(value)) throw new Error(`${where}: expected an object, got ${typeName(value)}`);
-  checkKeys(value, MATCHER_KEYS, where);
+  checkKeys(value, MATCHER_KEYS, where, warn);
   const matcher = value["matcher"];
   if (matcher !== undefined && typeof matcher !== "string") {
     throw new Error(`${where}.matcher: expected a string, got ${typeName(matcher)}`);
@@ -107,7 +180,7 @@ function validateMatcher(value: unknown, where: string): HookMatcher {
   }
   const hooks = value["hooks"];
   if (!Array.isArray(hooks)) throw new Error(`${where}.hooks: expected an array, got ${typeName(hooks)}`);
-  const commands = hooks.map((hook, i) => validateCommand(hook, `${where}.hooks[${i}]`));
+  const commands = hooks.flatMap((hook, i) => validateCommand(hook, `${where}.hooks[${i}]`, warn) ?? []);
   return matcher === undefined ? { hooks: commands } : { matcher, hooks: commands };
 }
 
@@ -115,19 +188,40 @@ function validateMatcher(value: unknown, where: string): HookMatcher {
  * Checks a hook config from a file or a plain-JS caller and returns a clean copy. Errors name
  * the key path under `where` (`hooks.PreToolUse[0].hooks[1].timeout: expected a positive
  * number`); unknown events and keys are errors, so a typo never silently disables a hook.
+ * With `warn` (another agent's settings file, read as it is), unknown keys and hook types
+ * that cannot run here are reported there and read past; unknown events stay errors.
  */
-export function validateHookConfig(value: unknown, where: string): HookConfig {
+export function validateHookConfig(value: unknown, where: string, warn?: (message: string) => void): HookConfig {
   if (!isRecord(value)) throw new Error(`${where}: expected an object, got ${typeName(value)}`);
   const config: HookConfig = {};
   for (const [event, matchers] of Object.entries(value)) {
     if (!(EVENTS as readonly string[]).includes(event)) {
-      throw new Error(`${where}: unsupported hook event ${event} (supported: ${EVENTS.join(", ")})`);
+      throw new Error(`${where}: unknown hook event ${event} (known: ${EVENTS.join(", ")})`);
     }
     const at = `${where}.${event}`;
     if (!Array.isArray(matchers)) throw new Error(`${at}: expected an array, got ${typeName(matchers)}`);
-    config[event as HookEvent] = matchers.map((m, i) => validateMatcher(m, `${at}[${i}]`));
+    config[event as HookEventName] = matchers.map((m, i) => validateMatcher(m, `${at}[${i}]`, warn));
   }
   return config;
+}
+
+/**
+ * One warning per event of `config` the runtime never fires (naming `where`, e.g. the file):
+ * they load and wait for the embedder, but nothing here runs them.
+ */
+export function hookConfigWarnings(config: HookConfig, where: string): string[] {
+  return EMBEDDER_HOOK_EVENTS.filter((event) => (config[event]?.length ?? 0) > 0).map(
+    (event) =>
+      `${where}: hooks.${event} never runs here (a tool runtime has no ${event} moment); kept for the embedder (embedderHooks)`,
+  );
+}
+
+/**
+ * The matchers of an event the runtime never fires (`Stop`, `SessionStart`, ...), for the
+ * embedder that owns that moment to run; empty when the config has none.
+ */
+export function embedderHooks(config: HookConfig, event: EmbedderHookEvent): HookMatcher[] {
+  return config[event] ?? [];
 }
 
 interface CompiledHook {
@@ -212,6 +306,31 @@ function readPreOutput(stdout: string): PreToolUseResult {
   return opinion;
 }
 
+/**
+ * Claude Code's PermissionRequest output: `hookSpecificOutput.decision` = `{ behavior: "allow" |
+ * "deny", message?, interrupt? }`. An allow that rewrites the input or the permissions is
+ * refused (as Codex does): an answer we cannot honour whole is no answer.
+ */
+function readPermissionOutput(stdout: string): PermissionRequestResult {
+  const json = stdoutJson(stdout);
+  if (json === undefined) return {};
+  const decision = specificOutput(json, "PermissionRequest")["decision"];
+  if (decision === undefined) return {};
+  if (!isRecord(decision)) throw new HookOutputError("decision: expected an object");
+  const behavior = decision["behavior"];
+  if (behavior !== "allow" && behavior !== "deny")
+    throw new HookOutputError('decision.behavior: expected "allow" or "deny"');
+  for (const key of ["updatedInput", "updatedPermissions"]) {
+    if (decision[key] !== undefined && decision[key] !== null)
+      throw new HookOutputError(`decision.${key}: not supported`);
+  }
+  const opinion: PermissionRequestResult = { decision: behavior };
+  const message = optionalString(decision, "message");
+  if (message !== undefined && message !== "") opinion.message = message;
+  if (behavior === "deny" && decision["interrupt"] === true) opinion.interrupt = true;
+  return opinion;
+}
+
 function readPostOutput(stdout: string): PostOpinion {
   const json = stdoutJson(stdout);
   if (json === undefined) return {};
@@ -278,7 +397,9 @@ export class Hooks {
   private readonly matchers: Record<HookEvent, CompiledMatcher[]>;
   private readonly byTool: Record<HookEvent, Map<string, CompiledHook[]>> = {
     PreToolUse: new Map(),
+    PermissionRequest: new Map(),
     PostToolUse: new Map(),
+    PostToolUseFailure: new Map(),
   };
 
   private constructor(config: HookConfig) {
@@ -287,7 +408,12 @@ export class Hooks {
         pattern: compileMatcher(m.matcher),
         hooks: m.hooks.map((h) => ({ command: h.command, timeoutMs: (h.timeout ?? DEFAULT_TIMEOUT_S) * 1000 })),
       }));
-    this.matchers = { PreToolUse: compile(config.PreToolUse), PostToolUse: compile(config.PostToolUse) };
+    this.matchers = {
+      PreToolUse: compile(config.PreToolUse),
+      PermissionRequest: compile(config.PermissionRequest),
+      PostToolUse: compile(config.PostToolUse),
+      PostToolUseFailure: compile(config.PostToolUseFailure),
+    };
   }
 
   /** Validates (a plain-JS caller's config is checked too) and compiles; throws naming the bad key. */
@@ -303,6 +429,11 @@ export class Hooks {
     return this.matching("PostToolUse", toolName).length > 0;
   }
 
+  /** Does any hook of `event` match `toolName`? */
+  has(event: HookEvent, toolName: string): boolean {
+    return this.matching(event, toolName).length > 0;
+  }
+
   /**
    * The hooks for `toolName`, in config order. A command listed under several matching
    * matchers runs once (as Claude Code does), with its first timeout.
@@ -312,7 +443,7 @@ export class Hooks {
     if (hooks === undefined) {
       const seen = new Set<string>();
       hooks = this.matchers[event]
-        .filter((m) => m.pattern === undefined || m.pattern.test(toolName))
+        .filter((m) => matcherTakes(m.pattern, toolName))
         .flatMap((m) => m.hooks)
         .filter((h) => {
           if (seen.has(h.command)) return false;
@@ -335,6 +466,9 @@ export class Hooks {
     ctx.signal.throwIfAborted();
     // One trailing newline: line readers (`read`, `head -n1`) see a complete line.
     const input = `${JSON.stringify({
+      session_id: ctx.sessionId ?? null,
+      transcript_path: ctx.transcriptPath ?? null,
+      permission_mode: CLAUDE_MODE_NAMES[ctx.permissionMode ?? "default"],
       hook_event_name: event,
       cwd: ctx.cwd,
       tool_name: ctx.toolName,
@@ -382,6 +516,34 @@ export class Hooks {
     const updated = opinions.find((o) => o?.updatedInput !== undefined);
     if (updated !== undefined) result.updatedInput = updated.updatedInput;
     return result;
+  }
+
+  /**
+   * Asked before the approver when a call needs approval: any deny wins (exit 2 or `behavior:
+   * "deny"`), else an allow; no decision leaves the call to the approver.
+   */
+  async runPermissionRequest(ctx: HookCallContext): Promise<PermissionRequestResult> {
+    const runs = await this.runAll("PermissionRequest", ctx, {});
+    const info = { event: "PermissionRequest" as const, toolName: ctx.toolName, logger: ctx.logger };
+    const opinions = runs.map(({ hook, run }) =>
+      interpret<PermissionRequestResult>(run, hook, info, readPermissionOutput, (reason) =>
+        reason === "" ? { decision: "deny" } : { decision: "deny", message: reason },
+      ),
+    );
+    return opinions.find((o) => o?.decision === "deny") ?? opinions.find((o) => o?.decision === "allow") ?? {};
+  }
+
+  /** After a call that failed: context for the model, in config order (these hooks cannot block). */
+  async runPostToolUseFailure(ctx: PostToolUseFailureContext): Promise<string[]> {
+    const runs = await this.runAll("PostToolUseFailure", ctx, { error: ctx.error, is_interrupt: false });
+    const info = { event: "PostToolUseFailure" as const, toolName: ctx.toolName, logger: ctx.logger };
+    const read = (stdout: string): string | undefined => {
+      const json = stdoutJson(stdout);
+      const context = json && optionalString(specificOutput(json, "PostToolUseFailure"), "additionalContext");
+      return context || undefined;
+    };
+    // Exit 2 shows its stderr to the model, as Claude Code does for this event.
+    return runs.flatMap(({ hook, run }) => interpret(run, hook, info, read, (reason) => reason || undefined) ?? []);
   }
 
   async runPostToolUse(ctx: PostToolUseContext): Promise<PostToolUseResult> {

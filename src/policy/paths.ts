@@ -1,4 +1,6 @@
+import { realpath } from "node:fs/promises";
 import path from "node:path";
+import { realTargets } from "../sandbox/index.js";
 import type { PolicyCall } from "./types.js";
 
 /** One path a call touches, normalized once for every rule that looks at it. */
@@ -32,7 +34,9 @@ function isOutward(rel: string): boolean {
 
 /**
  * The views of a call's paths, computed on first use: every rule that looks at the call's paths
- * shares them, and calls that no path rule names never compute them.
+ * shares them, and calls that no path rule names never compute them. With `call.realPaths`
+ * the real paths are views too, seen from the real cwd: a deny fires on either the written or
+ * the real path, an allow needs both (DESIGN section 11, S10 of the 2026-11-26 review).
  */
 export class CallPaths {
   #views: readonly PathView[] | undefined;
@@ -43,6 +47,25 @@ export class CallPaths {
   }
 
   views(): readonly PathView[] {
-    return (this.#views ??= (this.#call.subject?.paths ?? []).map((p) => viewPath(p, this.#call.cwd)));
+    if (this.#views !== undefined) return this.#views;
+    const written = (this.#call.subject?.paths ?? []).map((p) => viewPath(p, this.#call.cwd));
+    const real = this.#call.realPaths;
+    this.#views = real === undefined ? written : [...written, ...real.paths.map((p) => viewPath(p, real.cwd))];
+    return this.#views;
   }
+}
+
+/**
+ * Where each of the call's paths really lands, as the sandbox's write check resolves it
+ * (`realTargets`: symlinks followed as far as they exist, the nearest existing ancestor for a
+ * new file, and `link/..` as the kernel takes it), and the real cwd to see them from. A path
+ * that cannot be resolved (a symlink loop: no write can go through it) keeps only its written view.
+ */
+export async function resolveRealPaths(
+  paths: readonly string[],
+  cwd: string,
+): Promise<NonNullable<PolicyCall["realPaths"]>> {
+  const realCwd = await realpath(cwd).catch(() => path.resolve(cwd));
+  const resolved = await Promise.all(paths.map((p) => realTargets(cwd, p).catch((): string[] => [])));
+  return { cwd: realCwd, paths: [...new Set(resolved.flat())] };
 }

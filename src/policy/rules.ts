@@ -2,6 +2,7 @@ import type { PolicySubject } from "../registry/index.js";
 import type { PolicyCall } from "./types.js";
 import { commandMatches, compileCommandSpec, scriptMatches, type CommandSpec } from "./commandSpec.js";
 import { compilePathSpec, pathMatches, type PathSpec } from "./pathSpec.js";
+import { claudeFamily } from "./claudeTools.js";
 import { CallPaths } from "./paths.js";
 
 /**
@@ -27,6 +28,8 @@ export class PermissionRule {
   readonly tool: string;
   readonly specifier: string | undefined;
   readonly #toolPattern: RegExp | undefined;
+  /** Claude Code's `Read`, `Edit`, ...: the tools of ours the name covers. */
+  readonly #family: readonly string[] | undefined;
   readonly #command: CommandSpec | undefined;
   readonly #path: PathSpec | undefined;
 
@@ -58,6 +61,7 @@ export class PermissionRule {
     this.#toolPattern = tool.includes("*")
       ? new RegExp(`^${tool.split("*").join(".*")}$`) // the tool part has no other regex metacharacter
       : undefined;
+    this.#family = claudeFamily(tool);
     if (specifier !== undefined) {
       this.#command = compileCommandSpec(specifier);
       if (this.#command === undefined && SHELL_TOOLS.has(tool)) {
@@ -67,10 +71,19 @@ export class PermissionRule {
     }
   }
 
-  /** Exact name, `*` over names, and `shell` also names its alias `local_shell`. */
+  /**
+   * Exact name, `*` over names, `shell` also names its alias `local_shell`, and a Claude Code
+   * name (`Read`, `Edit`, ...) names its family of our tools.
+   */
   matchesTool(toolName: string): boolean {
     if (this.#toolPattern !== undefined) return this.#toolPattern.test(toolName);
-    return toolName === this.tool || (this.tool === "shell" && toolName === "local_shell");
+    if (toolName === this.tool || (this.tool === "shell" && toolName === "local_shell")) return true;
+    return this.#family?.includes(toolName) === true;
+  }
+
+  /** Does this rule judge paths (a specifier, read as a glob for file tools)? */
+  get judgesPaths(): boolean {
+    return this.#path !== undefined;
   }
 
   /**

@@ -113,6 +113,11 @@ export interface PolicyCall {
   matchRule?: (specifier: string) => boolean;
   /** The model's `security_risk` when `riskField` is on; anything else counts as high. */
   risk?: unknown;
+  /**
+   * Where `subject.paths` really land (symlinks resolved), absolute, and the real cwd: set by
+   * the policy stage when a path rule could judge the call (`needsRealPaths`).
+   */
+  realPaths?: { cwd: string; paths: readonly string[] };
 }
 
 /** What a PreToolUse hook said about a call before it runs. */
@@ -134,6 +139,8 @@ export interface PermissionDecider {
   readonly riskField: boolean;
   readonly askAtRisk?: "medium" | "high" | undefined;
   decide(call: PolicyCall, hook?: HookVerdict): PolicyVerdict;
+  /** Would a path rule judge this call? Then the caller resolves `call.realPaths` first (async). */
+  needsRealPaths?(call: PolicyCall): boolean;
   suggestRules(call: PolicyCall, fromHandler?: string[]): string[];
   rememberSession(rule: string): void;
 }
@@ -152,7 +159,18 @@ export interface HookMatcher {
   hooks: HookCommand[];
 }
 
-export interface HookConfig {
-  PreToolUse?: HookMatcher[];
-  PostToolUse?: HookMatcher[];
-}
+/** The hook events the runtime fires itself (DESIGN section 11). */
+export type RuntimeHookEvent = "PreToolUse" | "PostToolUse" | "PostToolUseFailure" | "PermissionRequest";
+
+/**
+ * Claude Code's events a tool runtime never has (a prompt, a stop, a compaction, a session's
+ * start and end, a notification): they load, are warned about once, and are kept for the
+ * embedder (`embedderHooks(config, event)`), which owns those moments.
+ */
+export type EmbedderHookEvent =
+  "UserPromptSubmit" | "Stop" | "SubagentStop" | "PreCompact" | "SessionStart" | "SessionEnd" | "Notification";
+
+export type HookEventName = RuntimeHookEvent | EmbedderHookEvent;
+
+/** Hooks by event, in the `hooks.json` / `.claude/settings.json` shape. */
+export type HookConfig = { [E in HookEventName]?: HookMatcher[] };

@@ -39,6 +39,8 @@ export const texts = {
       ? `Command blocked by PreToolUse hook: ${reason}. Command: ${command}`
       : `Tool call blocked by PreToolUse hook: ${reason}. Tool: ${tool}`,
   postToolUseBlocked: (reason: string | undefined): string => reason || "PostToolUse hook blocked the tool result",
+  permissionRequestDenied: (message: string | undefined): string =>
+    message ? `denied by PermissionRequest hook: ${message}` : "denied by PermissionRequest hook",
   deadline: (tool: string, ms: number): string => `tool ${tool} timed out after ${formatSeconds(ms)}s`,
   /** Tool groups and tool search (DESIGN section 15). */
   toolInactive: (name: string): string => `tool ${name} is not active; activate its group with reset_tools`,

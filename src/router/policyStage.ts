@@ -10,7 +10,7 @@ import {
   type PolicyCall,
   type PolicyVerdict,
 } from "../protocol/index.js";
-import { blockedCommand, hooksFor, type Hooks } from "../policy/index.js";
+import { blockedCommand, hooksFor, resolveRealPaths, type HookCallContext, type Hooks } from "../policy/index.js";
 import { validateArguments, type RegisteredTool, type ToolInvocation } from "../registry/index.js";
 import { approvalBroker, emitEvent, type TurnContext } from "../turn/index.js";
 import { environmentOf } from "../sandbox/index.js";
@@ -36,20 +36,13 @@ export async function policyStage<Ctx>(
   mutating: boolean,
   risk: unknown,
   dispatch: Pick<DispatchOptions<Ctx>, "abortTurn">,
+  sessionId?: string,
 ): Promise<PolicyOutcome<Ctx>> {
   const { turn, toolName, callId } = invocation;
   const hooks: Hooks | undefined = turn.hooks ? hooksFor(turn.hooks) : undefined;
   let hook: HookVerdict | undefined;
   if (hooks?.hasPre(toolName)) {
-    const pre = await hooks.runPreToolUse({
-      toolName,
-      toolInput: invocation.args,
-      toolUseId: callId,
-      cwd: turn.cwd,
-      environment: environmentOf(turn),
-      signal: invocation.signal,
-      logger: turn.logger,
-    });
+    const pre = await hooks.runPreToolUse(hookContext(invocation, sessionId));
     if (pre.updatedInput !== undefined) {
       validateArguments(toolName, pre.updatedInput, tool.validate);
       invocation = invocation.withArgs(pre.updatedInput);
@@ -80,6 +73,11 @@ export async function policyStage<Ctx>(
     const match = handler.matchRule.bind(handler);
     policyCall.matchRule = (specifier) => match(specifier, invocation);
   }
+  // Path rules judge where the call really lands too; only a call a path rule could judge pays for it.
+  const paths = policyCall.subject?.paths;
+  if (paths !== undefined && engine?.needsRealPaths?.(policyCall) === true) {
+    policyCall.realPaths = await resolveRealPaths(paths, turn.cwd);
+  }
   const verdict: PolicyVerdict = engine
     ? engine.decide(policyCall, hook)
     : {
@@ -104,7 +102,10 @@ export async function policyStage<Ctx>(
     reason: verdict.reason,
     suggestedRules: engine ? engine.suggestRules(policyCall, suggested) : (suggested ?? []),
   };
-  const { decision, by, text } = await ask(turn, request, invocation.signal);
+  const fromHook = hooks?.has("PermissionRequest", toolName)
+    ? await permissionRequest(hooks, invocation, sessionId)
+    : undefined;
+  const { decision, by, text } = fromHook ?? (await ask(turn, request, invocation.signal));
   decided(turn, invocation, decision.decision, by, decision.message);
   switch (decision.decision) {
     case "allow":
@@ -118,13 +119,50 @@ export async function policyStage<Ctx>(
     }
     case "abort": {
       // At the moment of the decision: no other call may start after a person said abort.
-      const text = texts.rejectedByUser(decision.message);
-      dispatch.abortTurn?.(text);
-      return { text };
+      const answer = text ?? texts.rejectedByUser(decision.message);
+      dispatch.abortTurn?.(answer);
+      return { text: answer };
     }
     default:
       return { text: text ?? texts.rejectedByUser(decision.message) };
   }
+}
+
+/** What every hook of this call reads: the call, the turn's place, the session. */
+function hookContext<Ctx>(invocation: Invocation<Ctx>, sessionId: string | undefined): HookCallContext {
+  const { turn } = invocation;
+  return {
+    toolName: invocation.toolName,
+    toolInput: invocation.args,
+    toolUseId: invocation.callId,
+    cwd: turn.cwd,
+    environment: environmentOf(turn),
+    signal: invocation.signal,
+    logger: turn.logger,
+    sessionId,
+    transcriptPath: turn.transcriptPath,
+    permissionMode: turn.permissions?.mode ?? "bypass",
+  };
+}
+
+/**
+ * PermissionRequest hooks, asked before the approver (as Claude Code asks them before its
+ * dialog): their allow or deny answers the call; no decision leaves it to the approver.
+ */
+async function permissionRequest<Ctx>(
+  hooks: Hooks,
+  invocation: Invocation<Ctx>,
+  sessionId: string | undefined,
+): Promise<{ decision: ApprovalDecision; by: DecidedBy; text?: string } | undefined> {
+  const answer = await hooks.runPermissionRequest(hookContext(invocation, sessionId));
+  if (answer.decision === undefined) return undefined;
+  const message = answer.message === undefined ? {} : { message: answer.message };
+  if (answer.decision === "allow") return { decision: { decision: "allow", ...message }, by: "hook" };
+  return {
+    decision: { decision: answer.interrupt === true ? "abort" : "deny", ...message },
+    by: "hook",
+    text: texts.permissionRequestDenied(answer.message),
+  };
 }
 
 /**
@@ -257,25 +295,49 @@ export async function postToolUse<Ctx>(
   config: HookConfig,
   invocation: Invocation<Ctx>,
   body: OutputBody,
+  sessionId?: string,
 ): Promise<OutputBody | string> {
   const hooks = hooksFor(config);
-  const { toolName, turn } = invocation;
-  if (!hooks.hasPost(toolName)) return body;
-  const post = await hooks.runPostToolUse({
-    toolName,
-    toolInput: invocation.args,
-    toolUseId: invocation.callId,
-    toolResponse: { output: body.body, success: body.success !== false },
-    cwd: turn.cwd,
-    environment: environmentOf(turn),
-    signal: invocation.signal,
-    logger: turn.logger,
-  });
-  if (post.block) return texts.postToolUseBlocked(post.block.reason);
-  if (post.additionalContext.length === 0) return body;
-  const extra = post.additionalContext.join("\n");
+  const { toolName } = invocation;
+  const failed = body.success === false && hooks.has("PostToolUseFailure", toolName);
+  if (!hooks.hasPost(toolName) && !failed) return body;
+  const ctx = hookContext(invocation, sessionId);
+  const additionalContext: string[] = [];
+  if (hooks.hasPost(toolName)) {
+    const post = await hooks.runPostToolUse({
+      ...ctx,
+      toolResponse: { output: body.body, success: body.success !== false },
+    });
+    if (post.block) return texts.postToolUseBlocked(post.block.reason);
+    additionalContext.push(...post.additionalContext);
+  }
+  if (failed) additionalContext.push(...(await postToolUseFailure(config, invocation, bodyText(body), sessionId)));
+  if (additionalContext.length === 0) return body;
+  const extra = additionalContext.join("\n");
   const withContext: OutputBody["body"] =
     typeof body.body === "string" ? `${body.body}\n\n${extra}` : [...body.body, { type: "input_text", text: extra }];
   // A shell call's structured answer has no place for the context: it is answered as text.
   return { ...body, body: withContext, shellCall: undefined };
+}
+
+/**
+ * Claude Code's PostToolUseFailure: after a call whose handler failed (threw, or answered
+ * `success: false`), with the failure's text as `error`. Returns the context the hooks add for
+ * the model (these hooks cannot block: the call already failed).
+ */
+export async function postToolUseFailure<Ctx>(
+  config: HookConfig,
+  invocation: Invocation<Ctx>,
+  error: string,
+  sessionId: string | undefined,
+): Promise<string[]> {
+  const hooks = hooksFor(config);
+  if (!hooks.has("PostToolUseFailure", invocation.toolName)) return [];
+  return hooks.runPostToolUseFailure({ ...hookContext(invocation, sessionId), error });
+}
+
+/** The text of an answer (its text parts, for a content list). */
+function bodyText(body: OutputBody): string {
+  if (typeof body.body === "string") return body.body;
+  return body.body.flatMap((part) => ("text" in part && typeof part.text === "string" ? [part.text] : [])).join("\n");
 }

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import {
   FunctionCallError,
@@ -28,7 +29,7 @@ import {
   type ToolRegistry,
 } from "../registry/index.js";
 import { overBudget, truncateBody, truncateBodySpilling, type SpillStore, type TurnContext } from "../turn/index.js";
-import { policyStage, postToolUse } from "./policyStage.js";
+import { policyStage, postToolUse, postToolUseFailure } from "./policyStage.js";
 import { errorText, now } from "../util/index.js";
 import { buildCall, ToolCallFailure, type BuiltToolCall } from "./buildToolCall.js";
 import { Invocation } from "./invocation.js";
@@ -83,6 +84,8 @@ export class ToolRouter<Ctx = unknown> {
   /** Tool groups and deferred tools: what is offered and callable now. */
   private readonly activation: ToolActivation | undefined;
   private closing: Promise<void> | undefined;
+  /** The session this router holds: the `session_id` its hooks read. */
+  readonly sessionId: string = randomUUID();
 
   constructor(
     private readonly registry: ToolRegistry<Ctx>,
@@ -115,6 +118,14 @@ export class ToolRouter<Ctx = unknown> {
   specs(opts: { riskField?: boolean } = {}): ConfiguredToolSpec[] {
     const all = this.allSpecs();
     return opts.riskField === true ? all.map((c) => this.withRiskField(c)) : all;
+  }
+
+  /**
+   * The name of every tool this router can dispatch, active or not (a deferred tool or one of an
+   * inactive group too): what a permission rule or hook matcher may name.
+   */
+  toolNames(): string[] {
+    return this.listedSpecs().map((c) => specName(c.spec));
   }
 
   /**
@@ -292,7 +303,7 @@ export class ToolRouter<Ctx = unknown> {
     tool?: RegisteredTool<Ctx>,
     dispatchedAt?: number,
   ): void {
-    const dispatch = new CallDispatch(call, opts, sink, dispatchedAt, this.spill);
+    const dispatch = new CallDispatch(call, opts, sink, dispatchedAt, this.spill, this.sessionId);
     let resolved: RegisteredTool<Ctx> | undefined;
     try {
       resolved = tool ?? this.toolFor(call);
@@ -334,6 +345,8 @@ class CallDispatch<Ctx> {
     private readonly dispatchedAt: number | undefined,
     /** `ToolsConfig.spillDir`: a text answer cut to the budget is kept whole there first. */
     private readonly spill: SpillStore | undefined,
+    /** The router's session id, for the hooks' input. */
+    private readonly sessionId: string,
   ) {}
 
   run(tool: RegisteredTool<Ctx>): void {
@@ -388,7 +401,7 @@ class CallDispatch<Ctx> {
     const { turn } = opts;
     const mutating = await classified;
     if (turn.permissions !== undefined || turn.hooks !== undefined) {
-      const passed = await policyStage(tool, invocation, mutating, risk, opts);
+      const passed = await policyStage(tool, invocation, mutating, risk, opts, this.sessionId);
       if (!("invocation" in passed)) return passed.text;
       invocation = passed.invocation;
     }
@@ -436,7 +449,27 @@ class CallDispatch<Ctx> {
         this.handled(invocation, out);
       },
       (err: unknown) => {
-        this.failed(err);
+        this.handlerFailed(invocation, err);
+      },
+    );
+  }
+
+  /** The handler threw: PostToolUseFailure hooks (when any match) see the failure before the model does. */
+  private handlerFailed(invocation: Invocation<Ctx>, err: unknown): void {
+    const hooks = this.opts.turn.hooks;
+    // `opts.signal` is read only when the call was aborted: the runtime makes it on demand.
+    const aborted = this.opts.aborted !== false && this.opts.signal.aborted;
+    if (hooks === undefined || aborted || FunctionCallError.isFatal(err)) {
+      this.failed(err);
+      return;
+    }
+    const text = failureText(this.call, err, this.opts);
+    postToolUseFailure(hooks, invocation, text, this.sessionId).then(
+      (context) => {
+        this.answer(context.length === 0 ? text : `${text}\n\n${context.join("\n")}`);
+      },
+      (e: unknown) => {
+        this.failed(e);
       },
     );
   }
@@ -451,7 +484,7 @@ class CallDispatch<Ctx> {
         result = failure(call, texts.malformedOutput(call.toolName, body), turn, timing);
       } else if (turn.hooks !== undefined) {
         timing.handlerMs = now() - this.handlerStart;
-        postToolUse(turn.hooks, invocation, body).then(
+        postToolUse(turn.hooks, invocation, body, this.sessionId).then(
           (after) => {
             if (typeof after === "string") this.answer(after);
             else this.answerBody(after);

@@ -4,6 +4,8 @@
  */
 export { createExecEnvironment, environmentOf, validateSandboxPolicy, type ExecEnvironmentOptions } from "./create.js";
 export { environmentFilter, validateEnvironmentPolicy } from "./envPolicy.js";
+/** Where a path really lands: the write check's resolution, shared with the policy's path rules. */
+export { realTargets } from "./roots.js";
 export { runCommand, TIMEOUT_EXIT_CODE, type RunOptions, type RunResult } from "./run.js";
 /** For handlers that run a helper of the host's (ripgrep): found on `PATH`, cached per value. */
 export { cachedLookup } from "../process/index.js";

@@ -16,8 +16,10 @@ export interface TurnContext {
   onEvent?: (event: ToolEvent) => void;
   /** The session's permission engine; none: every call is allowed (DESIGN section 11). */
   permissions?: PermissionDecider;
-  /** PreToolUse / PostToolUse hooks (the hooks.json shape). */
+  /** Hooks by event (the hooks.json shape): PreToolUse, PermissionRequest, PostToolUse, PostToolUseFailure run. */
   hooks?: HookConfig;
+  /** The hooks' `transcript_path`: the embedder's transcript of the conversation, if it keeps one. */
+  transcriptPath?: string;
   /**
    * Where commands run and files are written (DESIGN section 12); none: local, full access,
    * the default environment policy (`environmentOf` in src/sandbox).
@@ -50,6 +52,7 @@ export function createTurnContext(partial: Partial<TurnContext> = {}): TurnConte
   if (partial.onEvent) turn.onEvent = partial.onEvent;
   if (partial.permissions) turn.permissions = partial.permissions;
   if (partial.hooks) turn.hooks = partial.hooks;
+  if (partial.transcriptPath !== undefined) turn.transcriptPath = partial.transcriptPath;
   if (partial.environment) turn.environment = partial.environment;
   return turn;
 }

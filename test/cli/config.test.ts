@@ -96,7 +96,7 @@ describe("loadCliConfig", () => {
     [
       "unknown section",
       "[tool]\nread_file = true\n",
-      /toolcall\.toml: unknown key tool \(known keys: tools, runtime, permissions, hooks, mcp_servers, sandbox, sandbox_mode, sandbox_workspace_write, shell_environment_policy, docker\)/,
+      /toolcall\.toml: unknown key tool \(known keys: tools, runtime, permissions, hooks, mcp_servers, approval_policy, sandbox, sandbox_mode, sandbox_workspace_write, shell_environment_policy, docker\)/,
     ],
     ["unknown tool key", "[tools]\nread_files = true\n", /toolcall\.toml: unknown key tools\.read_files/],
     ["wrong type", '[tools]\nread_file = "yes"\n', /toolcall\.toml: tools\.read_file: expected boolean, got string/],

@@ -90,7 +90,9 @@ describe("[permissions] and [hooks] in the config", () => {
       expect(config.permissions).toEqual(PERMISSIONS);
       expect(config.hooks).toEqual(HOOKS);
       expect(Hooks.from(config.hooks!).hasPre("shell")).toBe(true);
-      expect(Hooks.from(config.hooks!).hasPre("shell_command")).toBe(false);
+      // `Bash` is Claude Code's name for every shell tool: the matcher takes shell_command too.
+      expect(Hooks.from(config.hooks!).hasPre("shell_command")).toBe(true);
+      expect(Hooks.from(config.hooks!).hasPre("read_file")).toBe(false);
     });
   });
 
@@ -199,8 +201,8 @@ describe("[permissions] and [hooks] in the config", () => {
     [
       "unknown hook event",
       "cfg.json",
-      JSON.stringify({ hooks: { PreToolUse: [], Stop: [] } }),
-      /cfg\.json: hooks: unsupported hook event Stop/,
+      JSON.stringify({ hooks: { PreToolUse: [], Stopp: [] } }),
+      /cfg\.json: hooks: unknown hook event Stopp \(known: PreToolUse, /,
     ],
     [
       "bad matcher",

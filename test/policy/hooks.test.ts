@@ -239,6 +239,9 @@ describe("hook input and environment", () => {
     const stdin = await readFile(path.join(dir, "stdin.json"), "utf8");
     expect(stdin.endsWith("}\n")).toBe(true);
     expect(JSON.parse(stdin)).toEqual({
+      session_id: null,
+      transcript_path: null,
+      permission_mode: "default",
       hook_event_name: "PreToolUse",
       cwd: work,
       tool_name: "shell_command",
@@ -250,6 +253,9 @@ describe("hook input and environment", () => {
 
     await hooks.runPostToolUse({ ...call({ toolInput: input }), toolResponse: { output: "total 0", exit_code: 0 } });
     expect(JSON.parse(await readFile(path.join(dir, "stdin.json"), "utf8"))).toEqual({
+      session_id: null,
+      transcript_path: null,
+      permission_mode: "default",
       hook_event_name: "PostToolUse",
       cwd: dir,
       tool_name: "shell_command",
@@ -500,7 +506,11 @@ describe("validateHookConfig", () => {
 
   const bad: Array<[string, unknown, string]> = [
     ["not an object", [], "hooks: expected an object, got array"],
-    ["unknown event", { Stop: [] }, "hooks: unsupported hook event Stop (supported: PreToolUse, PostToolUse)"],
+    [
+      "unknown event",
+      { PreToolUze: [] },
+      "hooks: unknown hook event PreToolUze (known: PreToolUse, PermissionRequest, PostToolUse, PostToolUseFailure, UserPromptSubmit, Stop, SubagentStop, PreCompact, SessionStart, SessionEnd, Notification)",
+    ],
     ["event not an array", { PreToolUse: {} }, "hooks.PreToolUse: expected an array, got object"],
     ["unknown matcher key", { PreToolUse: [{ hooks: [], match: "x" }] }, "hooks.PreToolUse[0]: unknown key match"],
     [
