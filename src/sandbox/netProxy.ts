@@ -84,7 +84,7 @@ class HandshakeReader {
   async until(delimiter: string): Promise<Buffer | undefined> {
     for (;;) {
       const at = this.buf.indexOf(delimiter);
-      if (at >= 0) return this.buf.subarray(0, at);
+      if (at >= 0 && at <= MAX_HEAD_BYTES) return this.buf.subarray(0, at);
       if (this.buf.length > MAX_HEAD_BYTES) return undefined;
       await this.need(this.buf.length + 1);
     }
