@@ -43,7 +43,11 @@ beforeAll(async () => {
   const probe = net.createServer();
   await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
   closedPort = (probe.address() as net.AddressInfo).port;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  await new Promise<void>((resolve) => {
+    probe.close(() => {
+      resolve();
+    });
+  });
   proxy = await NetworkProxy.start({
     socketPath: path.join(dir, "proxy.sock"),
     allowed: () => ["allowed.test", "127.0.0.1"],
