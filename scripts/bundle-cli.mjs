@@ -34,11 +34,11 @@ const outdir = at > 0 ? path.resolve(process.argv[at + 1] ?? "") : path.join(roo
 await build({
   absWorkingDir: root,
   // The demo server sits beside the demo's chunk, where src/cli/demo.ts looks for it; the
-  // network bridge beside the sandbox's, where src/sandbox/netAllowlist.ts looks for it.
+  // network bridge beside the chunks, where src/process/netBridgeEntry.ts looks for it.
   entryPoints: {
     toolcall: "src/cli/main.ts",
     "demo/server": "src/cli/demo/server.ts",
-    netBridgeMain: "src/sandbox/netBridgeMain.ts",
+    netBridgeMain: "src/process/netBridgeMain.ts",
   },
   outdir,
   bundle: true,

@@ -1,7 +1,7 @@
 import { lstat, mkdir, mkdtemp, realpath, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { NET_BRIDGE_ENTRY, netBridgeArgv } from "../process/index.js";
 import { normalizeHost } from "./domains.js";
 import { NetworkProxy } from "./netProxy.js";
 import { isWithin } from "./roots.js";
@@ -20,11 +20,6 @@ export interface NetworkRoute {
   /** Put before the command's argv (after bubblewrap's `--`). */
   wrapper: string[];
 }
-
-const here = fileURLToPath(import.meta.url);
-/** Compiled (dist, or the CLI's bundle beside it) or the TypeScript source run through tsx (the tests). */
-const FROM_SOURCE = here.endsWith(".ts");
-const BRIDGE_ENTRY = path.join(path.dirname(here), FROM_SOURCE ? "netBridgeMain.ts" : "netBridgeMain.js");
 
 /** Directories the socket may live in, first usable wins: never inside a root the sandbox writes. */
 function socketBases(): string[] {
@@ -87,10 +82,9 @@ export class NetworkAllowlist {
     const mounts = ["--tmpfs", parent, "--ro-bind", socket, socket];
     // With only the readable roots visible, the bridge and the node running it are bound in.
     if (readableRootsOnly) {
-      for (const p of [process.execPath, path.dirname(BRIDGE_ENTRY)]) mounts.push("--ro-bind", p, p);
+      for (const p of [process.execPath, path.dirname(NET_BRIDGE_ENTRY)]) mounts.push("--ro-bind", p, p);
     }
-    const tsx = FROM_SOURCE ? ["--import", import.meta.resolve("tsx")] : [];
-    return { mounts, wrapper: [process.execPath, ...tsx, BRIDGE_ENTRY, socket] };
+    return { mounts, wrapper: netBridgeArgv(socket) };
   }
 
   async close(): Promise<void> {

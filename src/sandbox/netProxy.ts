@@ -2,7 +2,7 @@ import { chmod } from "node:fs/promises";
 import net from "node:net";
 import { texts } from "../protocol/index.js";
 import { domainAllowed, normalizeHost } from "./domains.js";
-import { BRIDGE_MARKER } from "./netBridge.js";
+import { BRIDGE_MARKER } from "../process/index.js";
 
 /**
  * The host side of the network allowlist (DESIGN section 12): one proxy per environment on a
