@@ -47,12 +47,12 @@ export function validateSandboxPolicy(policy: unknown, where = "sandbox"): Sandb
   stringList(p["readableRoots"], `${where}.readableRoots`);
   if (p["networkAccess"] !== undefined && typeof p["networkAccess"] !== "boolean")
     throw new TypeError(`${where}.networkAccess must be a boolean`);
-  if (p["allowedDomains"] !== undefined) {
-    if (p["networkAccess"] === true)
-      throw new TypeError(`${where}: networkAccess true allows every domain; give it or allowedDomains, not both`);
-    p["allowedDomains"] = validateDomainPatterns(p["allowedDomains"], `${where}.allowedDomains`);
-  }
-  return p as unknown as SandboxPolicy;
+  if (p["allowedDomains"] === undefined) return p as unknown as SandboxPolicy;
+  if (p["networkAccess"] === true)
+    throw new TypeError(`${where}: networkAccess true allows every domain; give it or allowedDomains, not both`);
+  // Lower-cased, in a list of the environment's own (a person's allows are added to it).
+  const allowedDomains = validateDomainPatterns(p["allowedDomains"], `${where}.allowedDomains`);
+  return { ...(p as unknown as SandboxPolicy), allowedDomains };
 }
 
 /**
@@ -66,7 +66,7 @@ export async function createExecEnvironment(opts: ExecEnvironmentOptions): Promi
   const cwd = path.resolve(opts.cwd);
   const st = await stat(cwd).catch(() => undefined);
   if (!st?.isDirectory()) throw new TypeError(`cwd is not a directory: ${cwd}`);
-  const policy = validateSandboxPolicy({ ...(opts.sandbox ?? { mode: "danger-full-access" }) });
+  const policy = validateSandboxPolicy(opts.sandbox ?? { mode: "danger-full-access" });
   const filter = environmentFilter(validateEnvironmentPolicy(opts.env));
   const resolve = (roots: readonly string[] | undefined): string[] => (roots ?? []).map((r) => path.resolve(cwd, r));
   const writable =
