@@ -33,8 +33,13 @@ const outdir = at > 0 ? path.resolve(process.argv[at + 1] ?? "") : path.join(roo
 
 await build({
   absWorkingDir: root,
-  // The demo server sits beside the demo's chunk, where src/cli/demo.ts looks for it.
-  entryPoints: { toolcall: "src/cli/main.ts", "demo/server": "src/cli/demo/server.ts" },
+  // The demo server sits beside the demo's chunk, where src/cli/demo.ts looks for it; the
+  // network bridge beside the chunks, where src/process/netBridgeEntry.ts looks for it.
+  entryPoints: {
+    toolcall: "src/cli/main.ts",
+    "demo/server": "src/cli/demo/server.ts",
+    netBridgeMain: "src/process/netBridgeMain.ts",
+  },
   outdir,
   bundle: true,
   splitting: true,

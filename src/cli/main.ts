@@ -142,7 +142,9 @@ ${CONTAINER_OPTIONS.replace("container options:", "container options (exec, serv
 config file (toml; snake_case keys in .json too):
   [tools] [runtime] [permissions] [hooks] [mcp_servers.NAME]
   [sandbox]          mode, writable_roots, network_access, readable_roots
-                     (relative roots resolve against the config file's directory)
+                     (relative roots resolve against the config file's directory;
+                     network_access = ["example.com", "*.example.com"]: only those domains,
+                     through a proxy)
   sandbox_mode = MODE, [sandbox_workspace_write] writable_roots, network_access
                      Codex's names for the same settings; both places must agree
   [docker]           image, network (true or a network name), user, host (a DOCKER_HOST);

@@ -30,7 +30,11 @@ export function parseSandboxFlag(value: string | undefined): SandboxMode | undef
 /** The config's sandbox settings with the flags over them; `workspace-write` when neither names a mode. */
 export function sandboxPolicy(settings: SandboxSettings | undefined, flags: SandboxFlags): SandboxPolicy {
   const policy: SandboxPolicy = { ...settings, mode: flags.sandbox ?? settings?.mode ?? DEFAULT_SANDBOX_MODE };
-  if (flags.network) policy.networkAccess = true;
+  if (flags.network) {
+    // Every domain: the config's allowlist gives way.
+    policy.networkAccess = true;
+    delete policy.allowedDomains;
+  }
   return policy;
 }
 

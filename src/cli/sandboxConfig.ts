@@ -1,5 +1,7 @@
 import path from "node:path";
 import type { EnvironmentPolicy, SandboxMode, SandboxPolicy } from "../protocol/index.js";
+import { validateDomainPatterns } from "../sandbox/index.js";
+import { errorMessage } from "../util/index.js";
 import { ConfigError, type Section } from "./configSection.js";
 
 export const SANDBOX_MODES = [
@@ -34,6 +36,21 @@ export const SANDBOX_CONFIG_KEYS = [
 const SANDBOX_KEYS = ["mode", "writable_roots", "network_access", "readable_roots"] as const;
 const WORKSPACE_WRITE_KEYS = ["writable_roots", "network_access"] as const;
 const ENV_POLICY_KEYS = ["inherit", "ignore_default_excludes", "exclude", "include_only", "set"] as const;
+
+/**
+ * `[sandbox] network_access`: true, false, or the allowlist (DESIGN section 12), each entry
+ * checked (an error names the entry and what is wrong with it).
+ */
+function networkSetting(s: Section | undefined): boolean | string[] | undefined {
+  const value = s?.raw("network_access");
+  if (s === undefined || value === undefined || typeof value === "boolean") return value as boolean | undefined;
+  if (!Array.isArray(value)) s.fail("network_access", "true, false or a list of domains");
+  try {
+    return validateDomainPatterns(value, s.dotted("network_access"));
+  } catch (err) {
+    throw new ConfigError(`${s.file}: ${errorMessage(err)}`);
+  }
+}
 
 /** The value both places give, or the one that is given; an error naming both when they differ. */
 function agree<T>(file: string, a: { key: string; value: T | undefined }, b: { key: string; value: T | undefined }) {
@@ -75,7 +92,7 @@ export function parseSandboxSettings(root: Section): SandboxSettings | undefined
   );
   const networkAccess = agree(
     file,
-    { key: "sandbox.network_access", value: own?.boolean("network_access") },
+    { key: "sandbox.network_access", value: networkSetting(own) },
     { key: "sandbox_workspace_write.network_access", value: codex?.boolean("network_access") },
   );
   const readableRoots = roots(own, "readable_roots");
@@ -84,7 +101,8 @@ export function parseSandboxSettings(root: Section): SandboxSettings | undefined
   const settings: SandboxSettings = {};
   if (mode !== undefined) settings.mode = mode;
   if (writableRoots !== undefined) settings.writableRoots = writableRoots;
-  if (networkAccess !== undefined) settings.networkAccess = networkAccess;
+  if (Array.isArray(networkAccess)) settings.allowedDomains = networkAccess;
+  else if (networkAccess !== undefined) settings.networkAccess = networkAccess;
   if (readableRoots !== undefined) settings.readableRoots = readableRoots;
   return settings;
 }

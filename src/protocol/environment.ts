@@ -13,6 +13,13 @@ export interface SandboxPolicy {
   writableRoots?: string[];
   /** Default false: commands get no network (bubblewrap `--unshare-net`). */
   networkAccess?: boolean;
+  /**
+   * With `networkAccess` false: sandboxed commands reach these domains and no other, through a
+   * proxy on the host (`HTTP_PROXY`, `HTTPS_PROXY`, `ALL_PROXY` set). `example.com` is that
+   * name, `*.example.com` every name below it (not itself), an IPv4 address itself; no scheme,
+   * port or path. Any port of a listed host.
+   */
+  allowedDomains?: string[];
   /** Default: everywhere. When given, the file tools read nothing else and commands see nothing else. */
   readableRoots?: string[];
 }
@@ -73,7 +80,11 @@ export interface SpawnedProcess {
 export interface ExecEnvironment {
   readonly kind: string;
   /** The resolved sandbox policy (roots are real paths); the permission stage reads its roots. */
-  readonly sandbox: Readonly<Required<Omit<SandboxPolicy, "readableRoots">>> & { readableRoots?: readonly string[] };
+  readonly sandbox: Readonly<Required<Omit<SandboxPolicy, "readableRoots" | "allowedDomains">>> & {
+    readableRoots?: readonly string[];
+    /** The allowlist, with the domains a person allowed since (see `allowDomains`). */
+    allowedDomains?: readonly string[];
+  };
   /**
    * Starts a command. Rejects with a FunctionCallError (respond to model) when it cannot start:
    * `command not found: {program}`, `sandbox unavailable: ...`.
@@ -91,6 +102,11 @@ export interface ExecEnvironment {
    * false` still runs inside it), so no `sandbox_escalation` is asked. Default true.
    */
   readonly canEscalate?: boolean;
+  /**
+   * Adds domains to `sandbox.allowedDomains` for the rest of the environment's life (a person
+   * allowed a refused domain). Absent where there is no allowlist to add to.
+   */
+  allowDomains?(hosts: readonly string[]): void;
   /** Ends what it started. */
   close?(): Promise<void>;
 }

@@ -53,6 +53,9 @@ export const texts = {
   notRegularFile: (path: string): string => `${path} is not a regular file`,
   escalateCommand: "command failed in the sandbox; run it again without the sandbox?",
   escalateWrite: (path: string): string => `${path} is outside the writable roots; write it anyway?`,
+  networkDenied: (host: string): string => `network access to ${host} is not allowed by the sandbox`,
+  escalateNetwork: (hosts: readonly string[]): string =>
+    `network access to ${hosts.join(", ")} is not allowed by the sandbox; allow ${hosts.length === 1 ? "it" : "them"} for this session and run the command again?`,
   /** MCP (DESIGN section 6): a failed call, a timed-out request, a filtered-out tool. */
   mcpCallFailed: (message: string): string => `tool call error: ${message}`,
   mcpTimedOut: (what: string, timeoutMs: number): string =>

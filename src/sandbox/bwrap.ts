@@ -25,6 +25,8 @@ export async function bwrapArgs(
   sandbox: ExecEnvironment["sandbox"],
   writable: readonly string[],
   cwd: string,
+  /** More mounts, after the roots' (the network allowlist's socket). */
+  mounts: readonly string[] = [],
 ): Promise<string[]> {
   const args: string[] = [];
   if (sandbox.readableRoots === undefined) {
@@ -44,6 +46,7 @@ export async function bwrapArgs(
     const git = path.join(root, ".git");
     if (await lstatOrUndefined(git)) args.push("--ro-bind", git, git);
   }
+  args.push(...mounts);
   // The tmpfs root would take writes outside every root (lost on exit, yet reported as done).
   if (sandbox.readableRoots !== undefined) args.push("--remount-ro", "/");
   // Run as root, bubblewrap keeps every capability unless told: CAP_SYS_ADMIN remounts / read-write.

@@ -4,7 +4,9 @@ import path from "node:path";
 import type { EnvironmentPolicy, ExecEnvironment, SandboxMode, SandboxPolicy } from "../protocol/index.js";
 import type { TurnContext } from "../turn/index.js";
 import { environmentFilter, validateEnvironmentPolicy } from "./envPolicy.js";
+import { validateDomainPatterns } from "./domains.js";
 import { LocalEnvironment } from "./local.js";
+import { NetworkAllowlist } from "./netAllowlist.js";
 import { realRoots } from "./roots.js";
 
 const MODES: readonly SandboxMode[] = ["read-only", "workspace-write", "danger-full-access"];
@@ -16,6 +18,11 @@ export interface ExecEnvironmentOptions {
   sandbox?: SandboxPolicy;
   /** Default: inherit everything but the names matching `*KEY*`, `*SECRET*`, `*TOKEN*`. */
   env?: EnvironmentPolicy;
+  /**
+   * Where the network allowlist's proxy connects a host name it allows (an address, or another
+   * name). Default: the system's resolver. For tests, and embedders with their own resolution.
+   */
+  resolveHost?: (host: string) => Promise<string> | string;
 }
 
 function stringList(value: unknown, where: string): string[] | undefined {
@@ -31,7 +38,7 @@ export function validateSandboxPolicy(policy: unknown, where = "sandbox"): Sandb
     throw new TypeError(`${where} must be an object`);
   const p = policy as Record<string, unknown>;
   for (const key of Object.keys(p)) {
-    if (!["mode", "writableRoots", "networkAccess", "readableRoots"].includes(key))
+    if (!["mode", "writableRoots", "networkAccess", "readableRoots", "allowedDomains"].includes(key))
       throw new TypeError(`${where}.${key} is not a known option`);
   }
   if (!MODES.includes(p["mode"] as SandboxMode))
@@ -40,7 +47,12 @@ export function validateSandboxPolicy(policy: unknown, where = "sandbox"): Sandb
   stringList(p["readableRoots"], `${where}.readableRoots`);
   if (p["networkAccess"] !== undefined && typeof p["networkAccess"] !== "boolean")
     throw new TypeError(`${where}.networkAccess must be a boolean`);
-  return p as unknown as SandboxPolicy;
+  if (p["allowedDomains"] === undefined) return p as unknown as SandboxPolicy;
+  if (p["networkAccess"] === true)
+    throw new TypeError(`${where}: networkAccess true allows every domain; give it or allowedDomains, not both`);
+  // Lower-cased, in a list of the environment's own (a person's allows are added to it).
+  const allowedDomains = validateDomainPatterns(p["allowedDomains"], `${where}.allowedDomains`);
+  return { ...(p as unknown as SandboxPolicy), allowedDomains };
 }
 
 /**
@@ -63,13 +75,17 @@ export async function createExecEnvironment(opts: ExecEnvironmentOptions): Promi
     policy.readableRoots === undefined
       ? undefined
       : await realRoots([cwd, ...writable, ...resolve(policy.readableRoots)]);
+  // Unconfined commands reach everything: an allowlist there would only look enforced.
+  const domains = policy.mode === "danger-full-access" ? undefined : policy.allowedDomains;
   const sandbox: ExecEnvironment["sandbox"] = {
     mode: policy.mode,
     writableRoots: writable,
     networkAccess: policy.networkAccess ?? false,
     ...(readable !== undefined && { readableRoots: readable }),
+    ...(domains !== undefined && { allowedDomains: domains }),
   };
-  return new LocalEnvironment(cwd, sandbox, writable, readable, filter);
+  const network = domains === undefined ? undefined : new NetworkAllowlist(domains, writable, opts.resolveHost);
+  return new LocalEnvironment(cwd, sandbox, writable, readable, filter, network);
 }
 
 let fallback: ExecEnvironment | undefined;

@@ -3,11 +3,12 @@
  * environments, the environment policy, workspace roots, and running a command to its end.
  */
 export { createExecEnvironment, environmentOf, validateSandboxPolicy, type ExecEnvironmentOptions } from "./create.js";
+export { validateDomainPatterns } from "./domains.js";
 export { environmentFilter, validateEnvironmentPolicy } from "./envPolicy.js";
 /** Where a path really lands: the write check's resolution, shared with the policy's path rules. */
 export { realTargets } from "./roots.js";
 export { runCommand, TIMEOUT_EXIT_CODE, type RunOptions, type RunResult } from "./run.js";
 /** For handlers that run a helper of the host's (ripgrep): found on `PATH`, cached per value. */
 export { cachedLookup } from "../process/index.js";
-export { checkWriteOrEscalate, escalationSignature, sandboxStopped } from "./escalate.js";
+export { checkWriteOrEscalate, escalationSignature, sandboxStopped, type SandboxEscalation } from "./escalate.js";
 export { createDockerEnvironment, DockerEnvironment, type DockerEnvironmentOptions } from "./docker.js";

@@ -22,6 +22,7 @@ import { stat } from "node:fs/promises";
 import path from "node:path";
 import { Readable } from "node:stream";
 import { bwrapArgs } from "./bwrap.js";
+import type { NetworkAllowlist } from "./netAllowlist.js";
 import { ptyArgv } from "./pty.js";
 import { inGitDir, realTargets, rootOf } from "./roots.js";
 
@@ -71,8 +72,17 @@ export class LocalEnvironment implements ExecEnvironment {
     private readonly writable: readonly string[],
     private readonly readable: readonly string[] | undefined,
     private readonly environment: (base: NodeJS.ProcessEnv) => Record<string, string>,
+    private readonly network?: NetworkAllowlist,
   ) {
     this.kind = sandbox.mode === "danger-full-access" ? "local" : "bubblewrap";
+  }
+
+  allowDomains(hosts: readonly string[]): void {
+    this.network?.allow(hosts);
+  }
+
+  async close(): Promise<void> {
+    await this.network?.close();
   }
 
   async spawn(req: SpawnRequest): Promise<SpawnedProcess> {
@@ -84,7 +94,15 @@ export class LocalEnvironment implements ExecEnvironment {
       // Never a silent fallback to no sandbox.
       const bwrap = await findBwrap(process.env["PATH"]);
       if (!bwrap) throw FunctionCallError.respondToModel(texts.sandboxUnavailable);
-      prefix = [bwrap, ...(await bwrapArgs(this.sandbox, this.writable, req.cwd)), "--"];
+      const route = await this.network?.route(this.readable !== undefined).catch((err: unknown) => {
+        throw FunctionCallError.respondToModel(`network proxy unavailable: ${errorMessage(err)}`);
+      });
+      prefix = [
+        bwrap,
+        ...(await bwrapArgs(this.sandbox, this.writable, req.cwd, route?.mounts)),
+        "--",
+        ...(route?.wrapper ?? []),
+      ];
     }
     const problem = await programProblem(program, req.cwd, env["PATH"]);
     if (problem !== undefined) throw FunctionCallError.respondToModel(problem);

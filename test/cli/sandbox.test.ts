@@ -137,6 +137,20 @@ describe.skipIf(SKIP)(`toolcall exec in the sandbox (child process)${SKIPPED}`, 
     });
   });
 
+  it("network_access as a list: the bundled bridge sets the proxy variables, and a domain not listed is refused", async () => {
+    await withTempDir(async (dir) => {
+      await writeFile(path.join(dir, "toolcall.toml"), '[sandbox]\nnetwork_access = ["allowed.invalid"]\n');
+      const client = path.join(ROOT, "test/sandbox/fixtures/proxyClient.mjs");
+      const { output } = await exec(dir, [
+        ["call_env", ["sh", "-c", "echo $ALL_PROXY"]],
+        ["call_other", [process.execPath, client, "connect", "other.invalid", "443"]],
+      ]);
+      expect(output.get("call_env")).toMatch(/^Exit code: 0\n[^]*socks5h:\/\/127\.0\.0\.1:\d+\n$/);
+      expect(output.get("call_other")).toMatch(/^Exit code: 1\n/);
+      expect(output.get("call_other")).toContain("network access to other.invalid is not allowed by the sandbox");
+    });
+  });
+
   it("[shell_environment_policy]: set reaches the command, secrets and excluded names in the parent env do not", async () => {
     await withTempDir(async (dir) => {
       await writeFile(

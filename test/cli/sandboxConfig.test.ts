@@ -28,6 +28,25 @@ describe("sandbox sections in the config", () => {
     });
   });
 
+  it("reads network_access as a list of domains: the allowlist (JSON configs too)", async () => {
+    await withTempDir(async (dir) => {
+      const toml = await loadConfigText(
+        dir,
+        "toolcall.toml",
+        '[sandbox]\nnetwork_access = ["Registry.example", "*.github.com"]\n',
+      );
+      expect(toml.sandbox).toEqual({ allowedDomains: ["registry.example", "*.github.com"] });
+      const json = await loadConfigText(dir, "cfg.json", JSON.stringify({ sandbox: { network_access: [] } }));
+      expect(json.sandbox).toEqual({ allowedDomains: [] });
+      // --network allows every domain: the list gives way.
+      expect(sandboxPolicy(toml.sandbox, { network: true })).toEqual({ mode: "workspace-write", networkAccess: true });
+      expect(sandboxPolicy(toml.sandbox, {})).toEqual({
+        mode: "workspace-write",
+        allowedDomains: ["registry.example", "*.github.com"],
+      });
+    });
+  });
+
   it("reads Codex's sandbox_mode and [sandbox_workspace_write] as the same settings", async () => {
     await withTempDir(async (dir) => {
       const config = await loadConfigText(
@@ -166,6 +185,24 @@ describe("sandbox sections in the config", () => {
       "cfg.json",
       JSON.stringify({ sandbox_workspace_write: { network_access: "yes" } }),
       /cfg\.json: sandbox_workspace_write\.network_access: expected boolean, got string/,
+    ],
+    [
+      "a domain with a scheme",
+      "toolcall.toml",
+      '[sandbox]\nnetwork_access = ["ok.example", "https://bad.example"]\n',
+      /toolcall\.toml: sandbox\.network_access\[1\]: "https:\/\/bad\.example": a domain has no scheme, port or path/,
+    ],
+    [
+      "a wildcard too broad",
+      "toolcall.toml",
+      '[sandbox]\nnetwork_access = ["*.com"]\n',
+      /toolcall\.toml: sandbox\.network_access\[0\]: "\*\.com": a domain needs a dot/,
+    ],
+    [
+      "network_access neither a boolean nor a list",
+      "toolcall.toml",
+      '[sandbox]\nnetwork_access = "example.com"\n',
+      /toolcall\.toml: sandbox\.network_access: expected true, false or a list of domains, got string/,
     ],
     [
       "[sandbox] not a table",

@@ -1,6 +1,6 @@
-import { texts, type ExecEnvironment, type ToolCall, type ToolOutput } from "../../protocol/index.js";
+import { type ExecEnvironment, type ToolCall, type ToolOutput } from "../../protocol/index.js";
 import type { FileReadLedger, PolicySubject, ToolHandler, ToolInvocation } from "../../registry/index.js";
-import { environmentOf, sandboxStopped } from "../../sandbox/index.js";
+import { environmentOf, sandboxStopped, type SandboxEscalation } from "../../sandbox/index.js";
 import { emitEvent } from "../../turn/index.js";
 import { now } from "../../util/index.js";
 import {
@@ -83,8 +83,9 @@ export class ExecCommandHandler implements ToolHandler {
     }
     const env = environmentOf(inv.turn);
     let run = await this.run(inv, env, cwd, true);
-    if (run.escalatable && inv.escalate && (await inv.escalate({ reason: texts.escalateCommand, summary: args.cmd })))
-      run = await this.run(inv, env, cwd, false);
+    const { escalation } = run;
+    if (escalation && inv.escalate && (await inv.escalate({ reason: escalation.reason, summary: args.cmd })))
+      run = await this.run(inv, env, cwd, escalation.grant());
     return run.output;
   }
 
@@ -93,7 +94,7 @@ export class ExecCommandHandler implements ToolHandler {
     env: ExecEnvironment,
     cwd: string,
     sandboxed: boolean,
-  ): Promise<{ output: ToolOutput; escalatable: boolean }> {
+  ): Promise<{ output: ToolOutput; escalation: SandboxEscalation | undefined }> {
     const { turn, callId, toolName } = inv;
     const args = inv.args as ExecCommandArgs;
     const argv = argvOf(args);
@@ -129,7 +130,7 @@ export class ExecCommandHandler implements ToolHandler {
       });
       return {
         output: { kind: "function", body, success: !exited || chunk.exitCode === 0, bounded: true },
-        escalatable: sandboxStopped(env, { sandboxed, exitCode: chunk.exitCode }, chunk.output),
+        escalation: sandboxStopped(env, { sandboxed, exitCode: chunk.exitCode }, chunk.output),
       };
     } finally {
       emitEvent(turn, {

@@ -11,7 +11,13 @@ import {
 import type { FileReadLedger, PolicySubject, ToolHandler, ToolInvocation } from "../../registry/index.js";
 import { boundCaptured, budgetBytes, emitEvent, type SpillStore, type TruncationPolicy } from "../../turn/index.js";
 import { shellCallRequests, shellStreamBudget } from "./shellCall.js";
-import { environmentOf, runCommand, sandboxStopped, type RunResult } from "../../sandbox/index.js";
+import {
+  environmentOf,
+  runCommand,
+  sandboxStopped,
+  type RunResult,
+  type SandboxEscalation,
+} from "../../sandbox/index.js";
 import { applyPatchFor, parseApplyPatchCommand, type ApplyPatchOutcome } from "../apply_patch/index.js";
 import { applyPatchCommandSubject, interceptedApplyPatch } from "./applyPatchCommand.js";
 import { resolveWorkdir } from "./exec.js";
@@ -162,16 +168,20 @@ export abstract class ExecHandler<Ctx = unknown> implements ToolHandler<Ctx> {
     return (await this.escalating(inv, req, (sandboxed) => this.run(inv, env, req, cwd, sandboxed))).output;
   }
 
-  /** A run the sandbox stopped is run again outside it when a person allows. */
-  private async escalating<T extends { escalatable: boolean }>(
+  /**
+   * A run the sandbox stopped is run again when a person allows: outside it, or inside with the
+   * refused domains allowed for the session.
+   */
+  private async escalating<T extends { escalation: SandboxEscalation | undefined }>(
     inv: ToolInvocation<Ctx>,
     req: ExecRequest,
     attempt: (sandboxed: boolean) => Promise<T>,
   ): Promise<T> {
     const run = await attempt(true);
-    if (!run.escalatable || !inv.escalate) return run;
-    const allowed = await inv.escalate({ reason: texts.escalateCommand, summary: commandLine(req.argv) });
-    return allowed ? attempt(false) : run;
+    const { escalation } = run;
+    if (!escalation || !inv.escalate) return run;
+    const allowed = await inv.escalate({ reason: escalation.reason, summary: commandLine(req.argv) });
+    return allowed ? attempt(escalation.grant()) : run;
   }
 
   /**
@@ -233,7 +243,7 @@ export abstract class ExecHandler<Ctx = unknown> implements ToolHandler<Ctx> {
     req: ExecRequest,
     cwd: string,
     sandboxed: boolean,
-  ): Promise<{ output: ToolOutput; escalatable: boolean }> {
+  ): Promise<{ output: ToolOutput; escalation: SandboxEscalation | undefined }> {
     const { turn, callId } = inv;
     const timeoutMs = req.timeoutMs ?? this.options.timeoutMs;
     const capture = captureFor(turn.truncationPolicy);
@@ -244,7 +254,7 @@ export abstract class ExecHandler<Ctx = unknown> implements ToolHandler<Ctx> {
     });
     const captured = capture.snapshot();
     const failed = result.exitCode !== 0 || result.timedOut || result.aborted;
-    const escalatable = sandboxStopped(
+    const escalation = sandboxStopped(
       env,
       { sandboxed, exitCode: result.timedOut || result.aborted ? undefined : result.exitCode },
       captured,
@@ -255,7 +265,7 @@ export abstract class ExecHandler<Ctx = unknown> implements ToolHandler<Ctx> {
         ? await sink.finish(turn.truncationPolicy, Buffer.byteLength(timedOutPrefix(summary)))
         : undefined;
     const body = formatExecOutput(summary, captured, turn.truncationPolicy, spilled);
-    return { output: { kind: "function", body, success: !failed, bounded: true }, escalatable };
+    return { output: { kind: "function", body, success: !failed, bounded: true }, escalation };
   }
 
   /**
@@ -289,7 +299,7 @@ export abstract class ExecHandler<Ctx = unknown> implements ToolHandler<Ctx> {
     cwd: string,
     sandboxed: boolean,
     budget: TruncationPolicy,
-  ): Promise<{ output: ShellCommandOutput; escalatable: boolean }> {
+  ): Promise<{ output: ShellCommandOutput; escalation: SandboxEscalation | undefined }> {
     const streams = { stdout: captureFor(budget), stderr: captureFor(budget) };
     // The aborted output shows what the command wrote to stdout, as for other commands.
     this.captures.set(inv, streams.stdout);
@@ -297,7 +307,7 @@ export abstract class ExecHandler<Ctx = unknown> implements ToolHandler<Ctx> {
       streams[stream].append(chunk);
     });
     const stderr = streams.stderr.snapshot();
-    const escalatable = sandboxStopped(
+    const escalation = sandboxStopped(
       env,
       { sandboxed, exitCode: result.timedOut || result.aborted ? undefined : result.exitCode },
       stderr,
@@ -307,7 +317,7 @@ export abstract class ExecHandler<Ctx = unknown> implements ToolHandler<Ctx> {
       stderr: boundCaptured("", stderr, budget).text,
       outcome: result.timedOut ? { type: "timeout" } : { type: "exit", exit_code: result.exitCode },
     };
-    return { output, escalatable };
+    return { output, escalation };
   }
 
   /** Runs one request between its begin and end events, streaming output deltas. */
