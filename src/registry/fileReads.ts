@@ -1,8 +1,5 @@
 import { createHash } from "node:crypto";
-import type { Stats } from "node:fs";
-import { realpath, stat } from "node:fs/promises";
-import { FunctionCallError } from "../protocol/index.js";
-import { openRegularFile } from "../util/index.js";
+import { FunctionCallError, type FileOps, type FileStat } from "../protocol/index.js";
 
 /** A file as the session last saw it. */
 interface Seen {
@@ -37,19 +34,10 @@ export const fileReadTexts = {
 
 const sha256 = (data: Buffer | string): string => createHash("sha256").update(data).digest("hex");
 
-async function contents(real: string): Promise<Buffer> {
-  const handle = await openRegularFile(real);
-  try {
-    return await handle.readFile();
-  } finally {
-    await handle.close();
-  }
-}
-
-const statOf = (st: Stats): Seen => ({ ino: st.ino, size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs });
+const statOf = (st: FileStat): Seen => ({ ino: st.ino, size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs });
 const sameStat = (a: Seen, b: Seen): boolean =>
   a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs;
-const racy = (st: Stats): boolean => Date.now() - Math.max(st.mtimeMs, st.ctimeMs) < RACY_MS;
+const racy = (st: FileStat): boolean => Date.now() - Math.max(st.mtimeMs, st.ctimeMs) < RACY_MS;
 
 /**
  * What the session has seen of each file (DESIGN section 15): one per router, created by
@@ -58,20 +46,21 @@ const racy = (st: Stats): boolean => Date.now() - Math.max(st.mtimeMs, st.ctimeM
  * `edit_file` / `write_file` refuse to change an existing file the session has not seen as it
  * is now. A state is the file's inode, size, mtime and ctime, plus a SHA-256 of its contents
  * when those timestamps are less than 3 s old (a write in the same clock tick would leave them
- * unchanged). Keyed by real path, so a symlink and its target are one file.
+ * unchanged). Keyed by real path, so a symlink and its target are one file. Every stat and
+ * hash goes through the caller's `files` (the turn's environment: inside the sandbox there).
  */
 export class FileReadLedger {
   private readonly files = new Map<string, Seen>();
 
   /** The regular file at `path` now, or undefined (missing, not a regular file, unreadable). Never throws. */
-  async snapshot(path: string): Promise<FileSnapshot | undefined> {
+  async snapshot(files: FileOps, path: string): Promise<FileSnapshot | undefined> {
     try {
-      const real = await realpath(path);
-      const st = await stat(real);
-      if (!st.isFile()) return undefined;
+      const real = await files.realpath(path);
+      const st = await files.stat(real);
+      if (st.kind !== "file") return undefined;
       const seen = statOf(st);
       if (racy(st) && st.size <= MAX_HASHED_BYTES) {
-        const data = await contents(real);
+        const { data } = await files.read(real);
         // Changed while it was hashed: keep the stat only, which the next check will not match.
         if (data.length === st.size) seen.sha256 = sha256(data);
       }
@@ -91,16 +80,16 @@ export class FileReadLedger {
    * now: `read {shown} before changing it`, `{shown} changed since it was read`. `data`: the
    * file's contents when the caller has just read them (else read here when needed).
    */
-  async check(path: string, shown: string, data?: Buffer): Promise<void> {
-    const real = await realpath(path).catch(() => path);
+  async check(files: FileOps, path: string, shown: string, data?: Buffer): Promise<void> {
+    const real = await files.realpath(path).catch(() => path);
     const seen = this.files.get(real);
     if (seen === undefined) throw FunctionCallError.respondToModel(fileReadTexts.notRead(shown));
     let same: boolean;
     try {
-      const now = statOf(await stat(real));
+      const now = statOf(await files.stat(real));
       same = sameStat(seen, now);
       if (same && seen.sha256 !== undefined) {
-        const bytes = data ?? (await contents(real));
+        const bytes = data ?? (await files.read(real)).data;
         same = bytes.length === now.size && sha256(bytes) === seen.sha256;
       }
     } catch {
@@ -113,11 +102,16 @@ export class FileReadLedger {
    * The session wrote `path` (`data`: what it wrote, else the file is read back): it has seen
    * the file as it is now.
    */
-  async recordWrite(path: string, data?: Buffer | string): Promise<void> {
+  async recordWrite(files: FileOps, path: string, data?: Buffer | string): Promise<void> {
     try {
-      const real = await realpath(path);
-      const st = await stat(real);
-      this.files.set(real, { ...statOf(st), sha256: sha256(data ?? (await contents(real))) });
+      const real = await files.realpath(path);
+      if (data === undefined) {
+        const { sha256: hash, stat: st } = await files.hash(real);
+        this.files.set(real, { ...statOf(st), sha256: hash });
+        return;
+      }
+      const st = await files.stat(real);
+      this.files.set(real, { ...statOf(st), sha256: sha256(data) });
     } catch {
       // Gone already: nothing to remember.
     }

@@ -14,14 +14,19 @@ import {
   SandboxDenial,
   texts,
   type ExecEnvironment,
+  type FileOps,
   type SpawnedProcess,
   type SpawnRequest,
 } from "../protocol/index.js";
 import { errorMessage } from "../util/index.js";
-import { stat } from "node:fs/promises";
+import { spawn, type ChildProcess } from "node:child_process";
+import { realpath, stat } from "node:fs/promises";
 import path from "node:path";
 import { Readable } from "node:stream";
 import { bwrapArgs } from "./bwrap.js";
+import { HelperClient } from "./helper/client.js";
+import { localFileOps } from "./helper/ops.js";
+import { helperScript } from "./helper/script.js";
 import { ptyArgv } from "./pty.js";
 import { inGitDir, realTargets, rootOf } from "./roots.js";
 
@@ -64,6 +69,9 @@ function spawned(started: GroupChild, tty: boolean): SpawnedProcess {
  */
 export class LocalEnvironment implements ExecEnvironment {
   readonly kind: string;
+  readonly files: FileOps;
+  /** The resident helper that performs the file tools' operations inside bubblewrap. */
+  private readonly helper: HelperClient | undefined;
 
   constructor(
     private readonly cwd: string,
@@ -73,6 +81,30 @@ export class LocalEnvironment implements ExecEnvironment {
     private readonly environment: (base: NodeJS.ProcessEnv) => Record<string, string>,
   ) {
     this.kind = sandbox.mode === "danger-full-access" ? "local" : "bubblewrap";
+    this.helper = this.kind === "bubblewrap" ? new HelperClient(() => this.startHelper()) : undefined;
+    this.files = this.helper?.files ?? localFileOps;
+  }
+
+  /**
+   * `node sandbox-helper.js` in bubblewrap with the commands' mounts (node and the script made
+   * visible when only `readableRoots` are), with no variable of the host's: it needs none.
+   */
+  private async startHelper(): Promise<ChildProcess> {
+    const bwrap = await findBwrap(process.env["PATH"]);
+    if (!bwrap) throw FunctionCallError.respondToModel(texts.sandboxUnavailable);
+    const [script, node] = await Promise.all([helperScript(), realpath(process.execPath)]);
+    const readable = this.sandbox.readableRoots;
+    const sandbox =
+      readable === undefined
+        ? this.sandbox
+        : { ...this.sandbox, readableRoots: [...readable, path.dirname(node), path.dirname(script)] };
+    const args = await bwrapArgs(sandbox, this.writable, this.cwd);
+    return spawn(bwrap, [...args, "--", node, script], { stdio: "pipe", env: { PATH: "/usr/bin:/bin" } });
+  }
+
+  /** Ends the resident helper (a later file operation starts none). */
+  async close(): Promise<void> {
+    await this.helper?.close();
   }
 
   async spawn(req: SpawnRequest): Promise<SpawnedProcess> {

@@ -6,7 +6,7 @@ export { now, MAX_TIMER_MS, timerDelay } from "./clock.js";
 export {
   BINARY_SNIFF_BYTES,
   looksBinary,
-  openRegularFile,
+  type ReadChunk,
   readLines,
   type LineVisit,
   type ReadLinesOptions,

@@ -1,8 +1,7 @@
-import { stat } from "node:fs/promises";
 import { isAbsolute } from "node:path";
-import { FunctionCallError, type ToolOutput, type FunctionToolSpec } from "../../protocol/index.js";
+import { FunctionCallError, type FileOps, type ToolOutput, type FunctionToolSpec } from "../../protocol/index.js";
 import type { FileReadLedger, PolicySubject, ToolFactory, ToolHandler, ToolInvocation } from "../../registry/index.js";
-import { environmentOf } from "../../sandbox/index.js";
+import { environmentOf, filesOf } from "../../sandbox/index.js";
 import { errorMessage, looksBinary, readLines } from "../../util/index.js";
 
 const MAX_LINE_CHARS = 500;
@@ -49,16 +48,16 @@ function cutChars(text: string, max: number): string {
   return out;
 }
 
-async function checkReadableFile(path: string): Promise<void> {
+async function checkReadableFile(files: FileOps, path: string): Promise<void> {
   let info;
   try {
-    info = await stat(path);
+    info = await files.stat(path);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === "ENOENT" || code === "ENOTDIR") throw fail(`failed to read file: ${path} does not exist`);
     throw fail(`failed to read file: ${errorMessage(err)}`);
   }
-  if (info.isDirectory()) throw fail(`failed to read file: ${path} is a directory; use list_dir to list it`);
+  if (info.kind === "directory") throw fail(`failed to read file: ${path} is a directory; use list_dir to list it`);
 }
 
 /**
@@ -84,16 +83,17 @@ export class ReadFileHandler implements ToolHandler {
     if (limit < 1) throw fail("limit must be greater than zero");
     if (!isAbsolute(path)) throw fail("file_path must be an absolute path");
     await environmentOf(inv.turn).checkRead(path);
-    await checkReadableFile(path);
+    const files = filesOf(inv.turn);
+    await checkReadableFile(files, path);
     // Before reading: a change during the read then counts as a change since it.
-    const snapshot = await this.fileReads?.snapshot(path);
+    const snapshot = await this.fileReads?.snapshot(files, path);
 
     const decoder = new TextDecoder("utf-8");
     const collected: string[] = [];
     let binary = false;
     let seen: number;
     try {
-      seen = await readLines(path, {
+      seen = await readLines(async (position, length) => (await files.read(path, { position, length })).data, {
         maxLineBytes: MAX_LINE_BYTES,
         signal: inv.signal,
         onFirstChunk: (head) => !(binary = looksBinary(head)),

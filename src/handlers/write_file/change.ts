@@ -1,14 +1,13 @@
-import { randomBytes } from "node:crypto";
-import { chmod, mkdir, realpath, rename, stat, unlink, writeFile } from "node:fs/promises";
-import { basename, dirname, isAbsolute, join } from "node:path";
+import { dirname, isAbsolute } from "node:path";
 import { FunctionCallError } from "../../protocol/index.js";
 import type { FileReadLedger, ToolInvocation } from "../../registry/index.js";
-import { checkWriteOrEscalate, environmentOf } from "../../sandbox/index.js";
-import { errorMessage, openRegularFile } from "../../util/index.js";
+import { checkWriteOrEscalate, environmentOf, filesOf } from "../../sandbox/index.js";
+import { errorMessage } from "../../util/index.js";
 
 /**
  * Changing one whole file for a call, shared by write_file and edit_file: the path checks, the
- * session's read-before-write ledger, the sandbox's write check, and the write itself.
+ * session's read-before-write ledger, the sandbox's write check, and the write itself, every
+ * file operation through the turn's environment (inside the sandbox under bubblewrap).
  */
 
 const fail = (message: string): FunctionCallError => FunctionCallError.respondToModel(message);
@@ -20,20 +19,7 @@ export type FileToChange =
       exists: true;
       /** Its contents. */
       bytes: Buffer;
-      /** Its permission bits, kept by the rewrite. */
-      mode: number;
-      /** Its real path: a write through a symlink changes the file it points at. */
-      target: string;
     };
-
-async function readWhole(path: string): Promise<Buffer> {
-  const handle = await openRegularFile(path);
-  try {
-    return await handle.readFile();
-  } finally {
-    await handle.close();
-  }
-}
 
 /**
  * Opens `path` (absolute, as the model wrote it) for a change: readable in the turn's
@@ -48,48 +34,36 @@ export async function openForChange(
 ): Promise<FileToChange> {
   if (!isAbsolute(path)) throw fail("file_path must be an absolute path");
   await environmentOf(inv.turn).checkRead(path);
+  const files = filesOf(inv.turn);
   let info;
   try {
-    info = await stat(path);
+    info = await files.stat(path);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return { exists: false };
     throw fail(`failed to read ${path}: ${errorMessage(err)}`);
   }
-  if (info.isDirectory()) throw fail(`${path} is a directory`);
+  if (info.kind === "directory") throw fail(`${path} is a directory`);
   let bytes: Buffer;
   try {
-    bytes = await readWhole(path);
+    bytes = (await files.read(path)).data;
   } catch (err) {
     throw fail(`failed to read ${path}: ${errorMessage(err)}`);
   }
-  await fileReads.check(path, path, bytes);
-  return { exists: true, bytes, mode: info.mode & 0o7777, target: await realpath(path) };
-}
-
-/** Temp file beside the target, then rename: readers see the old file or the new one. */
-async function replaceAtomically(target: string, data: string, mode: number): Promise<void> {
-  const tmp = join(dirname(target), `.${basename(target)}.${randomBytes(6).toString("hex")}.tmp`);
-  try {
-    await writeFile(tmp, data, { flag: "wx" });
-    await chmod(tmp, mode);
-    await rename(tmp, target);
-  } catch (err) {
-    await unlink(tmp).catch(() => undefined);
-    throw err;
-  }
+  await fileReads.check(files, path, path, bytes);
+  return { exists: true, bytes };
 }
 
 /**
  * Writes `data` as the whole of `path` for a call: first the environment's write check (a path
  * outside the writable roots asks a person through `inv.escalate`; nothing is written unless
- * allowed), then a new file (its parent directories created) or the existing file replaced
- * atomically with its mode kept; the session's ledger then records what it wrote.
+ * allowed), then the file written atomically where the environment resolves the path (through
+ * a symlink to its target, the mode of a replaced file kept; a new file's parent directories
+ * created); the session's ledger then records what it wrote.
  */
 export async function writeForCall(
   inv: ToolInvocation,
   fileReads: FileReadLedger,
   path: string,
-  file: FileToChange,
   data: string,
 ): Promise<void> {
   await checkWriteOrEscalate(environmentOf(inv.turn), [path], {
@@ -97,17 +71,14 @@ export async function writeForCall(
     escalate: inv.escalate?.bind(inv),
   });
   inv.signal.throwIfAborted();
+  const files = filesOf(inv.turn);
   try {
-    if (file.exists) {
-      await replaceAtomically(file.target, data, file.mode);
-    } else {
-      await mkdir(dirname(path), { recursive: true });
-      await writeFile(path, data); // through a dangling symlink too, to where the sandbox checked
-    }
+    await files.mkdir(dirname(path), { recursive: true });
+    await files.write(path, data);
   } catch (err) {
     throw fail(`failed to write ${path}: ${errorMessage(err)}`);
   }
-  await fileReads.recordWrite(path, data);
+  await fileReads.recordWrite(files, path, data);
 }
 
 /** `\r\n` when most line breaks in `text` are CRLF, else `\n`. */
