@@ -26,9 +26,11 @@ export interface ApplyPatchOptions {
   logger?: Logger;
   /**
    * Once the patch is planned and before anything is written, with every path it would write,
-   * delete or move (as the patch wrote them): throws to refuse the patch (the sandbox's roots).
+   * delete or move (as the patch wrote them): throws to refuse the patch (the sandbox's roots),
+   * or resolves with the file operations the writes go through instead of `files` (a person
+   * allowed writing outside the sandbox).
    */
-  beforeWrite?: (paths: string[]) => Promise<void>;
+  beforeWrite?: (paths: string[]) => Promise<FileOps | void>;
   /**
    * Where files are read and written (default: this process's own file system); the turn's
    * environment's, so under bubblewrap the kernel resolves every path inside the sandbox.
@@ -159,11 +161,11 @@ export async function applyPatch(patch: string, opts: ApplyPatchOptions): Promis
   const tree = new PlannedTree(files);
   const result: ApplyPatchResult = { added: [], modified: [], deleted: [], summary: "" };
   for (const hunk of hunks) await planHunk(tree, hunk, opts.cwd, result);
-  await opts.beforeWrite?.(patchPaths(hunks));
+  const writer = (await opts.beforeWrite?.(patchPaths(hunks))) ?? files;
   if (opts.signal?.aborted) {
     throw new PatchApplyError("apply_patch was aborted before any file was changed", { stage: "rejected" });
   }
-  await commitChanges(files, tree.changes, opts.logger ?? defaultLogger());
+  await commitChanges(writer, tree.changes, opts.logger ?? defaultLogger());
   result.summary = summarize(result);
   return result;
 }

@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { SandboxDenial } from "../../protocol/index.js";
+import { SandboxDenial, type FileOps } from "../../protocol/index.js";
 import type { FileReadLedger, PolicySubject, ToolInvocation } from "../../registry/index.js";
 import { checkWriteOrEscalate, environmentOf, filesOf } from "../../sandbox/index.js";
 import { now } from "../../util/index.js";
@@ -47,10 +47,11 @@ export async function applyPatchFor(
   const { turn } = inv;
   const started = now();
   const env = environmentOf(turn);
-  const beforeWrite = (paths: string[]): Promise<void> =>
-    checkWriteOrEscalate(env, paths, { cwd, escalate: inv.escalate?.bind(inv) });
+  // The writes' file operations: the environment's, or the host's on a person's allow.
+  let files = filesOf(turn);
+  const beforeWrite = async (paths: string[]): Promise<FileOps> =>
+    (files = await checkWriteOrEscalate(env, paths, { cwd, escalate: inv.escalate?.bind(inv) }));
   try {
-    const files = filesOf(turn);
     const result = await applyPatch(patch, { cwd, signal: inv.signal, logger: turn.logger, beforeWrite, files });
     turn.logger.debug(
       { callId: inv.callId, added: result.added, modified: result.modified, deleted: result.deleted },

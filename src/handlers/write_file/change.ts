@@ -66,12 +66,11 @@ export async function writeForCall(
   path: string,
   data: string,
 ): Promise<void> {
-  await checkWriteOrEscalate(environmentOf(inv.turn), [path], {
+  const files = await checkWriteOrEscalate(environmentOf(inv.turn), [path], {
     cwd: inv.turn.cwd,
     escalate: inv.escalate?.bind(inv),
   });
   inv.signal.throwIfAborted();
-  const files = filesOf(inv.turn);
   try {
     await files.mkdir(dirname(path), { recursive: true });
     await files.write(path, data);

@@ -27,6 +27,8 @@ const statOf = (st: Stats): FileStat => ({
 
 const notRegular = (p: string): Error =>
   Object.assign(new Error(`${p} is not a regular file`), { code: "ENOTREG" });
+const isDirectory = (p: string): Error =>
+  Object.assign(new Error(`EISDIR: illegal operation on a directory, ${p}`), { code: "EISDIR" });
 
 /**
  * Non-blocking, so a FIFO (which would hold a thread of the I/O pool until a writer comes, and
@@ -37,7 +39,7 @@ async function read(p: string, opts: { position?: number; length?: number } = {}
   const handle = await open(p, constants.O_RDONLY | constants.O_NONBLOCK);
   try {
     const st = await handle.stat();
-    if (!st.isFile()) throw notRegular(p);
+    if (!st.isFile()) throw st.isDirectory() ? isDirectory(p) : notRegular(p);
     const position = opts.position ?? 0;
     if (opts.length === undefined && position === 0) return { data: await handle.readFile(), stat: statOf(st) };
     // Not capped at the size: /proc files say 0 and still have contents.
@@ -69,7 +71,7 @@ async function writeTarget(p: string): Promise<{ target: string; existing: Stats
       target = path.resolve(path.dirname(target), await readlink(target));
       continue;
     }
-    if (!st.isFile()) throw st.isDirectory() ? Object.assign(new Error(`${p} is a directory`), { code: "EISDIR" }) : notRegular(p);
+    if (!st.isFile()) throw st.isDirectory() ? isDirectory(p) : notRegular(p);
     return { target, existing: st };
   }
   throw Object.assign(new Error(`too many levels of symbolic links: ${p}`), { code: "ELOOP" });
@@ -79,8 +81,8 @@ async function writeTarget(p: string): Promise<{ target: string; existing: Stats
 async function write(p: string, data: Buffer | string, opts: { mode?: number } = {}): Promise<void> {
   const { target, existing } = await writeTarget(p);
   const tmp = path.join(path.dirname(target), `.${path.basename(target)}.${randomBytes(6).toString("hex")}.tmp`);
-  const handle = await open(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o666);
   try {
+    const handle = await open(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o666);
     try {
       await handle.writeFile(data);
       const mode = opts.mode ?? (existing ? existing.mode & 0o7777 : undefined);
