@@ -20,6 +20,9 @@ interface Running {
 
 const errorOf = (code: string, message: string): Error => Object.assign(new Error(message), { code });
 
+/** An idle helper ends after this long (many environments, e.g. one per test, hold no process each). */
+const IDLE_MS = 10_000;
+
 /**
  * The host's end of the resident helper: started on the first call (`start` spawns it inside
  * the sandbox), many calls in flight over its pipes, each answered by id. When it dies, every
@@ -28,6 +31,7 @@ const errorOf = (code: string, message: string): Error => Object.assign(new Erro
  */
 export class HelperClient {
   private running: Running | undefined;
+  private idle: NodeJS.Timeout | undefined;
   private nextId = 1;
   private closed = false;
   readonly files: FileOps;
@@ -99,14 +103,26 @@ export class HelperClient {
     const pending = running.pending.get(answer.i);
     if (!pending) return;
     running.pending.delete(answer.i);
-    if (running.pending.size === 0) this.setRef(running, false);
+    if (running.pending.size === 0) this.rest(running);
     if ("e" in answer) pending.reject(errorOf(answer.e.code ?? "EHELPER", answer.e.message));
     else pending.resolve(answer.v === null ? undefined : answer.v);
+  }
+
+  /** No call in flight: let the host exit, and end the helper if none comes for a while. */
+  private rest(running: Running): void {
+    this.setRef(running, false);
+    clearTimeout(this.idle);
+    this.idle = setTimeout(() => {
+      if (this.running !== running || running.pending.size > 0) return;
+      this.running = undefined; // detached first: the next call starts a new helper
+      running.child.stdin?.end();
+    }, IDLE_MS).unref();
   }
 
   private async call(op: string, args: unknown[]): Promise<unknown> {
     if (this.closed) throw errorOf("EHELPER", "the sandbox's file helper was closed with its environment");
     const running = await this.helper();
+    clearTimeout(this.idle);
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       if (running.pending.size === 0) this.setRef(running, true);
@@ -118,6 +134,7 @@ export class HelperClient {
   /** Ends the helper (end-of-file on its stdin, then SIGKILL if it lingers). */
   async close(): Promise<void> {
     this.closed = true;
+    clearTimeout(this.idle);
     const running = this.running;
     if (!running) return;
     const exited = new Promise<void>((resolve) => {

@@ -79,7 +79,10 @@ async function writeTarget(p: string): Promise<{ target: string; existing: Stats
 
 /** A temp file beside the target (never following a link there), then a rename: readers see the old file or the new. */
 async function write(p: string, data: Buffer | string, opts: { mode?: number } = {}): Promise<void> {
-  const { target, existing } = await writeTarget(p);
+  const { target: asked, existing } = await writeTarget(p);
+  // The directory resolved once, so the temp file and the rename meet in the same place even
+  // while a link on the way is flipped (the kernel still refuses a place outside the roots).
+  const target = path.join(await realpath(path.dirname(asked)), path.basename(asked));
   const tmp = path.join(path.dirname(target), `.${path.basename(target)}.${randomBytes(6).toString("hex")}.tmp`);
   try {
     const handle = await open(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o666);
