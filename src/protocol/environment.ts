@@ -113,8 +113,9 @@ export interface FileOps {
    * Replaces or creates `path` atomically: a temp file beside the target, then a rename. A
    * symlink is written through (its target, dangling too); an existing non-regular target is
    * refused (`ENOTREG`). The mode is `mode`, else the replaced file's, else the default.
+   * Resolves with where it landed (a real path) and the new file's state.
    */
-  write(path: string, data: Buffer | string, opts?: { mode?: number }): Promise<void>;
+  write(path: string, data: Buffer | string, opts?: { mode?: number }): Promise<{ path: string; stat: FileStat }>;
   /** The first directory created, as `mkdir -p` (undefined when none was). */
   mkdir(path: string, opts?: { recursive?: boolean }): Promise<string | undefined>;
   unlink(path: string): Promise<void>;

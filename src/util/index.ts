@@ -6,6 +6,7 @@ export { now, MAX_TIMER_MS, timerDelay } from "./clock.js";
 export {
   BINARY_SNIFF_BYTES,
   looksBinary,
+  READ_CHUNK_BYTES,
   type ReadChunk,
   readLines,
   type LineVisit,

@@ -1,4 +1,5 @@
-const CHUNK_BYTES = 64 * 1024;
+/** The size of the chunks `readLines` asks for. */
+export const READ_CHUNK_BYTES = 64 * 1024;
 /** Bytes sniffed for a NUL, the way git and ripgrep tell binary files apart. */
 export const BINARY_SNIFF_BYTES = 8 * 1024;
 
@@ -19,7 +20,7 @@ export interface ReadLinesOptions {
   onFirstChunk?: (chunk: Buffer) => boolean;
 }
 
-/** Up to `length` bytes of a file from `position` (fewer only at its end). */
+/** Up to `length` bytes of a file from `position`: fewer only at its end. */
 export type ReadChunk = (position: number, length: number) => Promise<Buffer>;
 
 /**
@@ -44,7 +45,7 @@ export async function readLines(read: ReadChunk, opts: ReadLinesOptions): Promis
   };
   for (;;) {
     opts.signal?.throwIfAborted();
-    const data = await read(position, CHUNK_BYTES);
+    const data = await read(position, READ_CHUNK_BYTES);
     if (data.length === 0) break;
     position += data.length;
     if (first) {
@@ -62,6 +63,7 @@ export async function readLines(read: ReadChunk, opts: ReadLinesOptions): Promis
       if (!emit()) return number;
       start = nl + 1;
     }
+    if (data.length < READ_CHUNK_BYTES) break; // a short chunk is the end: no call just to learn it
   }
   if (pending) emit();
   return number;

@@ -104,7 +104,7 @@ export class EditFileHandler implements ToolHandler {
     const file = await openForChange(inv, this.fileReads, path);
     if (!file.exists) {
       if (oldString !== "") throw fail(`${path} does not exist (an empty old_string creates it)`);
-      await writeForCall(inv, this.fileReads, path, newString);
+      await writeForCall(inv, this.fileReads, path, file, newString);
       return { kind: "function", body: `Created ${path}`, success: true };
     }
     let text: string;
@@ -115,11 +115,11 @@ export class EditFileHandler implements ToolHandler {
     }
     if (oldString === "") {
       if (text !== "") throw fail(`${path} already exists; old_string must not be empty when editing an existing file`);
-      await writeForCall(inv, this.fileReads, path, newString);
+      await writeForCall(inv, this.fileReads, path, file, newString);
       return { kind: "function", body: `Updated ${path}`, success: true };
     }
     const { content, count } = replaceIn(text, path, { oldString, newString, replaceAll: replace_all === true });
-    await writeForCall(inv, this.fileReads, path, content);
+    await writeForCall(inv, this.fileReads, path, file, content);
     const replaced = count === 1 ? "1 replacement" : `${count} replacements`;
     return { kind: "function", body: `Updated ${path} (${replaced})`, success: true };
   }

@@ -35,21 +35,16 @@ export async function openForChange(
   if (!isAbsolute(path)) throw fail("file_path must be an absolute path");
   await environmentOf(inv.turn).checkRead(path);
   const files = filesOf(inv.turn);
-  let info;
-  try {
-    info = await files.stat(path);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return { exists: false };
-    throw fail(`failed to read ${path}: ${errorMessage(err)}`);
+  // The ledger's check alongside the read: one round trip to a sandbox's helper.
+  const [read, seen] = await Promise.allSettled([files.read(path), fileReads.check(files, path, path)]);
+  if (read.status === "rejected") {
+    const code = (read.reason as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") return { exists: false };
+    if (code === "EISDIR") throw fail(`${path} is a directory`);
+    throw fail(`failed to read ${path}: ${errorMessage(read.reason)}`);
   }
-  if (info.kind === "directory") throw fail(`${path} is a directory`);
-  let bytes: Buffer;
-  try {
-    bytes = (await files.read(path)).data;
-  } catch (err) {
-    throw fail(`failed to read ${path}: ${errorMessage(err)}`);
-  }
-  await fileReads.check(files, path, path, bytes);
+  if (seen.status === "rejected") throw seen.reason;
+  const bytes = read.value.data; // a FIFO or device was refused at once
   return { exists: true, bytes };
 }
 
@@ -64,6 +59,7 @@ export async function writeForCall(
   inv: ToolInvocation,
   fileReads: FileReadLedger,
   path: string,
+  file: FileToChange,
   data: string,
 ): Promise<void> {
   const files = await checkWriteOrEscalate(environmentOf(inv.turn), [path], {
@@ -72,12 +68,11 @@ export async function writeForCall(
   });
   inv.signal.throwIfAborted();
   try {
-    await files.mkdir(dirname(path), { recursive: true });
-    await files.write(path, data);
+    if (!file.exists) await files.mkdir(dirname(path), { recursive: true });
+    fileReads.rememberWrite(await files.write(path, data), data);
   } catch (err) {
     throw fail(`failed to write ${path}: ${errorMessage(err)}`);
   }
-  await fileReads.recordWrite(files, path, data);
 }
 
 /** `\r\n` when most line breaks in `text` are CRLF, else `\n`. */

@@ -54,7 +54,7 @@ export class WriteFileHandler implements ToolHandler {
     if (file.exists && !content.includes("\r\n") && lineEndingOf(file.bytes.toString("utf8")) === "\r\n") {
       data = withLineEnding(content, "\r\n");
     }
-    await writeForCall(inv, this.fileReads, path, data);
+    await writeForCall(inv, this.fileReads, path, file, data);
     return { kind: "function", body: file.exists ? `Overwrote ${path}` : `Created ${path}`, success: true };
   }
 }

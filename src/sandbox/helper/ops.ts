@@ -78,7 +78,11 @@ async function writeTarget(p: string): Promise<{ target: string; existing: Stats
 }
 
 /** A temp file beside the target (never following a link there), then a rename: readers see the old file or the new. */
-async function write(p: string, data: Buffer | string, opts: { mode?: number } = {}): Promise<void> {
+async function write(
+  p: string,
+  data: Buffer | string,
+  opts: { mode?: number } = {},
+): Promise<{ path: string; stat: FileStat }> {
   const { target: asked, existing } = await writeTarget(p);
   // The directory resolved once, so the temp file and the rename meet in the same place even
   // while a link on the way is flipped (the kernel still refuses a place outside the roots).
@@ -90,10 +94,12 @@ async function write(p: string, data: Buffer | string, opts: { mode?: number } =
       await handle.writeFile(data);
       const mode = opts.mode ?? (existing ? existing.mode & 0o7777 : undefined);
       if (mode !== undefined) await handle.chmod(mode);
+      await rename(tmp, target);
+      // Taken on the descriptor after the rename (which moves the file's ctime): its state now.
+      return { path: target, stat: statOf(await handle.stat()) };
     } finally {
       await handle.close();
     }
-    await rename(tmp, target);
   } catch (err) {
     await unlink(tmp).catch(() => undefined);
     // Named by the file asked for, not the temp file beside it.
