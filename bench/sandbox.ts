@@ -65,7 +65,7 @@ try {
     runtime.submit({ type: "function_call", call_id: `c${++seq}`, name, arguments: JSON.stringify(args) });
     const [outcome] = await runtime.drainOutcomes();
     const ms = performance.now() - start;
-    if (!outcome || outcome.success === false) throw new Error(`${name} failed in ${env.kind}: ${JSON.stringify(outcome)}`);
+    if (!outcome || !outcome.success) throw new Error(`${name} failed in ${env.kind}: ${JSON.stringify(outcome)}`);
     return ms;
   };
   const readFile = (env: ExecEnvironment): Promise<number> => tool(env, "read_file", { file_path: files.get(env) });
@@ -91,7 +91,9 @@ try {
       );
     }
     const [plain, bwrap, inProcess] = who as unknown as readonly [Contender, Contender, Contender?];
-    lines.push(`  ratio        bubblewrap / unsandboxed = ${(median(bwrap.samples) / median(plain.samples)).toFixed(2)}x`);
+    lines.push(
+      `  ratio        bubblewrap / unsandboxed = ${(median(bwrap.samples) / median(plain.samples)).toFixed(2)}x`,
+    );
     if (inProcess !== undefined) {
       lines.push(
         `  ratio        bubblewrap / bwrap-direct = ${(median(bwrap.samples) / median(inProcess.samples)).toFixed(2)}x`,
@@ -99,7 +101,7 @@ try {
     }
   }
   process.stdout.write(`${lines.join("\n")}\n`);
-  await Promise.all(contenders.map((c) => c.env.close?.()));
+  await Promise.all(contenders.map((c) => c.env.close?.() ?? Promise.resolve()));
 } finally {
   await rm(cwd, { recursive: true, force: true });
 }

@@ -2,7 +2,13 @@
  * Where commands run and files are written (DESIGN section 12): the local and bubblewrap
  * environments, the environment policy, workspace roots, and running a command to its end.
  */
-export { createExecEnvironment, environmentOf, filesOf, validateSandboxPolicy, type ExecEnvironmentOptions } from "./create.js";
+export {
+  createExecEnvironment,
+  environmentOf,
+  filesOf,
+  validateSandboxPolicy,
+  type ExecEnvironmentOptions,
+} from "./create.js";
 export { environmentFilter, validateEnvironmentPolicy } from "./envPolicy.js";
 export { runCommand, TIMEOUT_EXIT_CODE, type RunOptions, type RunResult } from "./run.js";
 /** For handlers that run a helper of the host's (ripgrep): found on `PATH`, cached per value. */

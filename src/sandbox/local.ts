@@ -19,7 +19,6 @@ import {
   type SpawnRequest,
 } from "../protocol/index.js";
 import { errorMessage } from "../util/index.js";
-import { spawn, type ChildProcess } from "node:child_process";
 import { realpath, stat } from "node:fs/promises";
 import path from "node:path";
 import { Readable } from "node:stream";
@@ -89,7 +88,7 @@ export class LocalEnvironment implements ExecEnvironment {
    * `node sandbox-helper.js` in bubblewrap with the commands' mounts (node and the script made
    * visible when only `readableRoots` are), with no variable of the host's: it needs none.
    */
-  private async startHelper(): Promise<ChildProcess> {
+  private async startHelper(): Promise<GroupChild> {
     const bwrap = await findBwrap(process.env["PATH"]);
     if (!bwrap) throw FunctionCallError.respondToModel(texts.sandboxUnavailable);
     const [script, node] = await Promise.all([helperScript(), realpath(process.execPath)]);
@@ -99,7 +98,13 @@ export class LocalEnvironment implements ExecEnvironment {
         ? this.sandbox
         : { ...this.sandbox, readableRoots: [...readable, path.dirname(node), path.dirname(script)] };
     const args = await bwrapArgs(sandbox, this.writable, this.cwd);
-    return spawn(bwrap, [...args, "--", node, script], { stdio: "pipe", env: { PATH: "/usr/bin:/bin" } });
+    // Its own group, tracked: the host's watchdog kills it too should --die-with-parent not.
+    return spawnGroup(bwrap, [...args, "--", node, script], {
+      cwd: this.cwd,
+      env: { PATH: "/usr/bin:/bin" },
+      stdio: "pipe",
+      forwardHostSignals: false,
+    });
   }
 
   /** Ends the resident helper (a later file operation starts none). */

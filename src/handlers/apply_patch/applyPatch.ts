@@ -30,7 +30,7 @@ export interface ApplyPatchOptions {
    * or resolves with the file operations the writes go through instead of `files` (a person
    * allowed writing outside the sandbox).
    */
-  beforeWrite?: (paths: string[]) => Promise<FileOps | void>;
+  beforeWrite?: (paths: string[]) => Promise<FileOps | undefined>;
   /**
    * Where files are read and written (default: this process's own file system); the turn's
    * environment's, so under bubblewrap the kernel resolves every path inside the sandbox.

@@ -100,7 +100,8 @@ async function collectEntries(files: FileOps, root: string, depth: number, inv: 
 
 async function checkDirectory(files: FileOps, path: string): Promise<void> {
   try {
-    if ((await files.stat(path)).kind !== "directory") throw fail(`failed to read directory: ${path} is not a directory`);
+    if ((await files.stat(path)).kind !== "directory")
+      throw fail(`failed to read directory: ${path} is not a directory`);
   } catch (err) {
     if (err instanceof FunctionCallError) throw err;
     const code = (err as NodeJS.ErrnoException).code;

@@ -1,7 +1,7 @@
-import type { ChildProcess } from "node:child_process";
 import type { Socket } from "node:net";
 import { createInterface } from "node:readline";
 import type { Logger } from "pino";
+import type { GroupChild } from "../../process/index.js";
 import type { FileOps } from "../../protocol/index.js";
 import { FILE_OPS } from "./ops.js";
 import { decode, encode, type Answer } from "./wire.js";
@@ -12,7 +12,7 @@ interface Pending {
 }
 
 interface Running {
-  child: ChildProcess;
+  child: GroupChild["child"];
   pending: Map<number, Pending>;
   /** The last lines of its stderr: why it stopped, when it says. */
   stderr: string[];
@@ -37,7 +37,7 @@ export class HelperClient {
   readonly files: FileOps;
 
   constructor(
-    private readonly start: () => Promise<ChildProcess>,
+    private readonly start: () => Promise<GroupChild>,
     private readonly logger?: Logger,
   ) {
     const ops: Record<string, (...args: unknown[]) => Promise<unknown>> = {};
@@ -58,29 +58,34 @@ export class HelperClient {
   }
 
   private async launch(): Promise<Running> {
-    const child = await this.start();
+    const started = await this.start();
+    const { child } = started;
+    const { stdin, stdout, stderr } = child;
+    if (!stdin || !stdout || !stderr) throw new Error("the sandbox's file helper started without its pipes");
     const running: Running = { child, pending: new Map(), stderr: [] };
     this.running = running;
     child.unref();
     this.setRef(running, false);
-    child.stdin?.on("error", () => undefined); // a dead helper's pipe: its exit answers the calls
-    createInterface({ input: child.stdout!, crlfDelay: Infinity }).on("line", (line) => this.onAnswer(running, line));
-    createInterface({ input: child.stderr!, crlfDelay: Infinity }).on("line", (line) => {
+    stdin.on("error", () => undefined); // a dead helper's pipe: its exit answers the calls
+    createInterface({ input: stdout, crlfDelay: Infinity }).on("line", (line) => {
+      this.onAnswer(running, line);
+    });
+    createInterface({ input: stderr, crlfDelay: Infinity }).on("line", (line) => {
       running.stderr = [...running.stderr.slice(-4), line];
       this.logger?.debug({ line }, "sandbox helper stderr");
     });
-    const stopped = (why: string): void => {
+    void started.exited.then(({ code, signal }) => {
+      started.untrack();
       if (this.running === running) this.running = undefined;
       const said = running.stderr.at(-1);
+      const why = `${signal ?? `exit ${code}`}${said ? `: ${said}` : ""}`;
       const err = errorOf(
         "EHELPER",
-        `the sandbox's file helper stopped (${why}${said ? `: ${said}` : ""}) during the call; the next call starts a new one`,
+        `the sandbox's file helper stopped (${why}) during the call; the next call starts a new one`,
       );
       for (const p of running.pending.values()) p.reject(err);
       running.pending.clear();
-    };
-    child.on("error", (err) => stopped(err.message));
-    child.on("exit", (code, signal) => stopped(signal ?? `exit ${code}`));
+    });
     return running;
   }
 
@@ -139,10 +144,15 @@ export class HelperClient {
     if (!running) return;
     const exited = new Promise<void>((resolve) => {
       if (running.child.exitCode !== null || running.child.signalCode !== null) resolve();
-      else running.child.once("exit", () => resolve());
+      else
+        running.child.once("exit", () => {
+          resolve();
+        });
     });
     running.child.stdin?.end();
-    const timer = setTimeout(() => running.child.kill("SIGKILL"), 5_000);
+    const timer = setTimeout(() => {
+      running.child.kill("SIGKILL");
+    }, 5_000);
     await exited;
     clearTimeout(timer);
   }

@@ -13,17 +13,20 @@ type Op = (...args: unknown[]) => Promise<unknown>;
 
 function isRequest(value: unknown): value is Request {
   const r = value as Partial<Request>;
-  return typeof r === "object" && r !== null && typeof r.i === "number" && typeof r.o === "string" && Array.isArray(r.a);
+  return (
+    typeof r === "object" && r !== null && typeof r.i === "number" && typeof r.o === "string" && Array.isArray(r.a)
+  );
 }
 
 async function answer(request: Request): Promise<Answer> {
-  if (!(FILE_OPS as string[]).includes(request.o)) return { i: request.i, e: { message: `unknown operation ${request.o}` } };
+  if (!(FILE_OPS as string[]).includes(request.o))
+    return { i: request.i, e: { message: `unknown operation ${request.o}` } };
   try {
-    const op = localFileOps[request.o as keyof typeof localFileOps] as Op;
-    return { i: request.i, v: (await op(...request.a)) ?? null };
+    const ops = localFileOps as unknown as Record<string, Op>;
+    return { i: request.i, v: (await ops[request.o]?.(...request.a)) ?? null };
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
-    return { i: request.i, e: { ...(typeof e.code === "string" && { code: e.code }), message: String(e.message) } };
+    return { i: request.i, e: { ...(typeof e.code === "string" && { code: e.code }), message: e.message } };
   }
 }
 

@@ -1,8 +1,20 @@
 import { createHash, randomBytes } from "node:crypto";
 import { constants, type Stats } from "node:fs";
-import { lstat, mkdir, open, readdir, readlink, realpath, rename, rmdir, stat, symlink, unlink } from "node:fs/promises";
+import {
+  lstat,
+  mkdir,
+  open,
+  readdir,
+  readlink,
+  realpath,
+  rename,
+  rmdir,
+  stat,
+  symlink,
+  unlink,
+} from "node:fs/promises";
 import path from "node:path";
-import type { DirEntry, FileKind, FileOps, FileStat } from "../../protocol/environment.js";
+import type { DirEntry, FileKind, FileOps, FileStat } from "../../protocol/index.js";
 
 /*
  * The file operations themselves, run in the host process (full access) or inside the sandbox
@@ -25,8 +37,7 @@ const statOf = (st: Stats): FileStat => ({
   ctimeMs: st.ctimeMs,
 });
 
-const notRegular = (p: string): Error =>
-  Object.assign(new Error(`${p} is not a regular file`), { code: "ENOTREG" });
+const notRegular = (p: string): Error => Object.assign(new Error(`${p} is not a regular file`), { code: "ENOTREG" });
 const isDirectory = (p: string): Error =>
   Object.assign(new Error(`EISDIR: illegal operation on a directory, ${p}`), { code: "EISDIR" });
 
@@ -35,7 +46,10 @@ const isDirectory = (p: string): Error =>
  * four of them every later file read of the process) is refused at once; checked on the open
  * descriptor, so what was checked is what is read.
  */
-async function read(p: string, opts: { position?: number; length?: number } = {}): Promise<{ data: Buffer; stat: FileStat }> {
+async function read(
+  p: string,
+  opts: { position?: number; length?: number } = {},
+): Promise<{ data: Buffer; stat: FileStat }> {
   const handle = await open(p, constants.O_RDONLY | constants.O_NONBLOCK);
   try {
     const st = await handle.stat();
@@ -89,7 +103,11 @@ async function write(
   const target = path.join(await realpath(path.dirname(asked)), path.basename(asked));
   const tmp = path.join(path.dirname(target), `.${path.basename(target)}.${randomBytes(6).toString("hex")}.tmp`);
   try {
-    const handle = await open(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o666);
+    const handle = await open(
+      tmp,
+      constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
+      0o666,
+    );
     try {
       await handle.writeFile(data);
       const mode = opts.mode ?? (existing ? existing.mode & 0o7777 : undefined);

@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { mkdir, rename } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import type * as Esbuild from "esbuild";
 
 /*
  * Where the helper's program is: `sandbox-helper.js` beside the bundled CLI's chunks (dist/bin,
@@ -19,7 +20,7 @@ async function bundleFromSources(here: string): Promise<string> {
   await mkdir(dir, { recursive: true });
   const tmp = `${out}.${process.pid}.tmp`;
   const esbuild = "esbuild"; // a variable: only the sources need it, never the built package
-  const { build } = (await import(esbuild)) as typeof import("esbuild");
+  const { build } = (await import(esbuild)) as typeof Esbuild;
   await build({
     entryPoints: [path.join(path.dirname(here), "main.ts")],
     outfile: tmp,
