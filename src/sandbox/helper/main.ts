@@ -1,5 +1,5 @@
 import { createInterface } from "node:readline";
-import { FILE_OPS, localFileOps } from "./ops.js";
+import { FILE_OPS, helperFileOps } from "./ops.js";
 import { decode, encode, type Answer, type Request } from "./wire.js";
 
 /*
@@ -22,7 +22,7 @@ async function answer(request: Request): Promise<Answer> {
   if (!(FILE_OPS as string[]).includes(request.o))
     return { i: request.i, e: { message: `unknown operation ${request.o}` } };
   try {
-    const ops = localFileOps as unknown as Record<string, Op>;
+    const ops = helperFileOps as unknown as Record<string, Op>;
     return { i: request.i, v: (await ops[request.o]?.(...request.a)) ?? null };
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
