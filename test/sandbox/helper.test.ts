@@ -162,6 +162,41 @@ describeSandbox("the resident helper", () => {
     expect([...(await files.read(path.join(work, "bin.dat"))).data]).toEqual([0, 255, 10, 13, 0]);
   });
 
+  it("answers many calls in flight over one helper, each its own (request ids)", async () => {
+    const env = await environment();
+    const names = Array.from({ length: 60 }, (_, i) => `n${i}.txt`);
+    await Promise.all(names.map((n) => writeFile(path.join(work, n), `${n}\n`.repeat(1 + (n.length % 7)))));
+    const got = await Promise.all(names.map((n) => env.files!.read(path.join(work, n))));
+    expect(got.map((r) => r.data.toString("utf8"))).toEqual(names.map((n) => `${n}\n`.repeat(1 + (n.length % 7))));
+    // Only one helper (one node process, whatever bubblewrap adds around it) served them.
+    const helpers = await descendantsWith(process.pid, "sandbox-helper.js");
+    const nodes = await Promise.all(helpers.map((pid) => readFile(`/proc/${pid}/cmdline`, "utf8")));
+    expect(nodes.filter((cmdline) => !cmdline.includes("bwrap"))).toHaveLength(1);
+  });
+
+  it("with readableRoots the helper sees only them: what lies outside does not exist for the file tools", async () => {
+    const readable = path.join(outside, "docs");
+    await mkdir(readable);
+    await writeFile(path.join(readable, "r.txt"), "readable\n");
+    await writeFile(path.join(outside, "hidden.txt"), "hidden\n");
+    const env = await createExecEnvironment({
+      cwd: work,
+      sandbox: { mode: "workspace-write", readableRoots: [readable] },
+    });
+    environments.push(env);
+    const call = await session(env);
+    expect(await call("read_file", { file_path: path.join(readable, "r.txt") })).toMatchObject({
+      success: true,
+      text: "L1: readable",
+    });
+    expect(await call("write_file", { file_path: path.join(work, "w.txt"), content: "w\n" })).toMatchObject({
+      success: true,
+    });
+    expect(await readFile(path.join(work, "w.txt"), "utf8")).toBe("w\n");
+    // The facet itself, without the host's check: the file is not in the sandbox's view at all.
+    await expect(env.files!.read(path.join(outside, "hidden.txt"))).rejects.toMatchObject({ code: "ENOENT" });
+  });
+
   it("a killed helper fails the call in flight with one clear sentence, and the next call works", async () => {
     const env = await environment();
     const call = await session(env);
