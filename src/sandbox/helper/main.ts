@@ -32,7 +32,12 @@ async function answer(request: Request): Promise<Answer> {
 
 const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
 lines.on("line", (line) => {
-  const request = decode(line);
+  let request: unknown;
+  try {
+    request = decode(line);
+  } catch {
+    request = undefined;
+  }
   if (!isRequest(request)) {
     process.exitCode = 2; // only the host writes here: a malformed line means it is not the host
     lines.close();
