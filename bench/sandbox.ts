@@ -1,16 +1,19 @@
 /**
- * `npx tsx bench/sandbox.ts [--reps N]`: what bubblewrap adds to one command. Runs `true`
- * through `runCommand` sandboxed (workspace-write) and unsandboxed (danger-full-access),
+ * `npx tsx bench/sandbox.ts [--reps N]`: what bubblewrap adds. Runs `true` through `runCommand`
+ * sandboxed (workspace-write) and unsandboxed (danger-full-access), then a `read_file` and a
+ * `write_file` call (the whole tool call: host checks, the read ledger, the file operations) in
+ * both, the sandboxed ones through the resident helper inside bubblewrap. Each pair is
  * interleaved (the order alternating each repetition) so machine noise falls on both alike,
- * after 2 warm-up runs of each. Prints the medians (ms, spawn to exit and reaped) and their ratio. Measures, asserts
+ * after 2 warm-up runs of each. Prints the medians (ms) and their ratios. Measures, asserts
  * nothing.
  */
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
+import { createToolRouter, createTurnContext, ToolCallRuntime, type ToolRouter } from "../src/index.js";
 import type { ExecEnvironment } from "../src/protocol/index.js";
-import { createExecEnvironment, runCommand } from "../src/sandbox/index.js";
+import { createExecEnvironment, localFileOps, runCommand } from "../src/sandbox/index.js";
 import { median, quantile } from "./lib/stats.js";
 
 const args = process.argv.slice(2);
@@ -23,7 +26,8 @@ if (!Number.isInteger(reps) || reps < 1) {
 
 const cwd = await mkdtemp(path.join(os.tmpdir(), "bench-sandbox-"));
 try {
-  const contenders: Array<{ name: string; env: ExecEnvironment; samples: number[] }> = [
+  type Contender = { name: string; env: ExecEnvironment; samples: number[] };
+  const contenders: Contender[] = [
     { name: "unsandboxed", env: await createExecEnvironment({ cwd }), samples: [] },
     {
       name: "bubblewrap",
@@ -32,7 +36,12 @@ try {
     },
   ];
 
-  const once = async (env: ExecEnvironment): Promise<number> => {
+  // The same bubblewrap environment with the file operations in the host process (what the
+  // file tools did before the helper): the helper's own cost, apart from the host's checks.
+  const direct: ExecEnvironment = Object.create(contenders[1]!.env, { files: { value: localFileOps } });
+  const fileContenders: Contender[] = [...contenders, { name: "bwrap-direct", env: direct, samples: [] }];
+
+  const command = async (env: ExecEnvironment): Promise<number> => {
     const start = performance.now();
     const result = await runCommand(env, { argv: ["true"], cwd }, { timeoutMs: 10_000 });
     const ms = performance.now() - start;
@@ -40,19 +49,59 @@ try {
     return ms;
   };
 
-  for (let i = 0; i < 2; i++) for (const c of contenders) await once(c.env);
-  for (let i = 0; i < reps; i++) {
-    const order = i % 2 === 0 ? contenders : [...contenders].reverse();
-    for (const c of order) c.samples.push(await once(c.env));
+  // One session per environment: write_file replaces a file the session has read.
+  const routers = new Map<ExecEnvironment, ToolRouter>();
+  for (const c of fileContenders) routers.set(c.env, await createToolRouter({ shell: false, writeFile: true }));
+  // A file per environment: each session's write would be the other's change since its read.
+  const files = new Map<ExecEnvironment, string>();
+  for (const [i, c] of fileContenders.entries()) {
+    files.set(c.env, path.join(cwd, `file${i}.txt`));
+    await writeFile(files.get(c.env)!, "a line of text\n".repeat(200));
   }
+  let seq = 0;
+  const tool = async (env: ExecEnvironment, name: string, args: unknown): Promise<number> => {
+    const runtime = new ToolCallRuntime(routers.get(env)!, createTurnContext({ cwd, environment: env }));
+    const start = performance.now();
+    runtime.submit({ type: "function_call", call_id: `c${++seq}`, name, arguments: JSON.stringify(args) });
+    const [outcome] = await runtime.drainOutcomes();
+    const ms = performance.now() - start;
+    if (!outcome || !outcome.success) throw new Error(`${name} failed in ${env.kind}: ${JSON.stringify(outcome)}`);
+    return ms;
+  };
+  const readFile = (env: ExecEnvironment): Promise<number> => tool(env, "read_file", { file_path: files.get(env) });
+  const write = (env: ExecEnvironment): Promise<number> =>
+    tool(env, "write_file", { file_path: files.get(env), content: "a line of text\n".repeat(200) });
 
-  const lines = contenders.map(
-    (c) =>
-      `${c.name.padEnd(12)} median ${median(c.samples).toFixed(2)} ms  p95 ${quantile(c.samples, 0.95).toFixed(2)} ms  (${c.samples.length} runs)`,
-  );
-  const [plain, bwrap] = contenders as [(typeof contenders)[0], (typeof contenders)[0]];
-  lines.push(`ratio        bubblewrap / unsandboxed = ${(median(bwrap.samples) / median(plain.samples)).toFixed(2)}x`);
+  const lines: string[] = [];
+  for (const [what, once, who] of [
+    ["command `true`", command, contenders],
+    ["read_file", readFile, fileContenders],
+    ["write_file", write, fileContenders],
+  ] as const) {
+    for (const c of who) c.samples = [];
+    for (let i = 0; i < 2; i++) for (const c of who) await once(c.env);
+    for (let i = 0; i < reps; i++) {
+      const order = i % 2 === 0 ? who : [...who].reverse();
+      for (const c of order) c.samples.push(await once(c.env));
+    }
+    lines.push(what);
+    for (const c of who) {
+      lines.push(
+        `  ${c.name.padEnd(12)} median ${median(c.samples).toFixed(2)} ms  p95 ${quantile(c.samples, 0.95).toFixed(2)} ms  (${c.samples.length} runs)`,
+      );
+    }
+    const [plain, bwrap, inProcess] = who as unknown as readonly [Contender, Contender, Contender?];
+    lines.push(
+      `  ratio        bubblewrap / unsandboxed = ${(median(bwrap.samples) / median(plain.samples)).toFixed(2)}x`,
+    );
+    if (inProcess !== undefined) {
+      lines.push(
+        `  ratio        bubblewrap / bwrap-direct = ${(median(bwrap.samples) / median(inProcess.samples)).toFixed(2)}x`,
+      );
+    }
+  }
   process.stdout.write(`${lines.join("\n")}\n`);
+  await Promise.all(contenders.map((c) => c.env.close?.() ?? Promise.resolve()));
 } finally {
   await rm(cwd, { recursive: true, force: true });
 }

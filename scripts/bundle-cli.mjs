@@ -53,3 +53,17 @@ await build({
   plugins: [bundledRequires],
   logLevel: "warning",
 });
+
+// The sandbox's resident helper (src/sandbox/helper/main.ts), where src/sandbox/helper/script.ts
+// looks for it: one file of its own (no shared chunk, no banner), so it starts fast inside
+// bubblewrap and loads nothing from node_modules.
+await build({
+  absWorkingDir: root,
+  entryPoints: { "sandbox-helper": "src/sandbox/helper/main.ts" },
+  outdir,
+  bundle: true,
+  format: "esm",
+  platform: "node",
+  target: "node20",
+  logLevel: "warning",
+});

@@ -76,6 +76,61 @@ export interface SpawnedProcess {
   dispose(): Promise<void>;
 }
 
+/** What a path is: the kind of file, without following a final symlink for `lstat`. */
+export type FileKind = "file" | "directory" | "symlink" | "other";
+
+/** The parts of a `stat` the file tools use. */
+export interface FileStat {
+  kind: FileKind;
+  size: number;
+  /** Permission bits (`mode & 0o7777`). */
+  mode: number;
+  ino: number;
+  mtimeMs: number;
+  ctimeMs: number;
+}
+
+export interface DirEntry {
+  name: string;
+  kind: FileKind;
+}
+
+/**
+ * Every file operation of the file tools, where the environment resolves paths (DESIGN
+ * section 12, "The boundary is the kernel's"): in the host process for full access, through the
+ * resident helper inside bubblewrap for the sandboxed modes. Failures reject with an `Error`
+ * carrying the system's `code` (`ENOENT`, `EROFS`, ...); `ENOTREG` for what is not a regular
+ * file; `EHELPER` when the helper stopped during the call.
+ */
+export interface FileOps {
+  /** Follows symlinks. */
+  stat(path: string): Promise<FileStat>;
+  lstat(path: string): Promise<FileStat>;
+  realpath(path: string): Promise<string>;
+  readlink(path: string): Promise<string>;
+  readdir(path: string): Promise<DirEntry[]>;
+  /**
+   * Up to `length` bytes (default: all) from `position` (default 0) of a regular file, opened
+   * non-blocking and checked before reading, so a FIFO or device is refused at once (`ENOTREG`).
+   */
+  read(path: string, opts?: { position?: number; length?: number }): Promise<{ data: Buffer; stat: FileStat }>;
+  /** SHA-256 (hex) of a regular file's contents, with its state when read. */
+  hash(path: string): Promise<{ sha256: string; stat: FileStat }>;
+  /**
+   * Replaces or creates `path` atomically: a temp file beside the target, then a rename. A
+   * symlink is written through (its target, dangling too); an existing non-regular target is
+   * refused (`ENOTREG`). The mode is `mode`, else the replaced file's, else the default.
+   * Resolves with where it landed (a real path) and the new file's state.
+   */
+  write(path: string, data: Buffer | string, opts?: { mode?: number }): Promise<{ path: string; stat: FileStat }>;
+  /** The first directory created, as `mkdir -p` (undefined when none was). */
+  mkdir(path: string, opts?: { recursive?: boolean }): Promise<string | undefined>;
+  unlink(path: string): Promise<void>;
+  rmdir(path: string): Promise<void>;
+  rename(from: string, to: string): Promise<void>;
+  symlink(target: string, path: string): Promise<void>;
+}
+
 /** The seam: local, bubblewrap, or the embedder's own (a container, a remote machine). */
 export interface ExecEnvironment {
   readonly kind: string;
@@ -107,6 +162,11 @@ export interface ExecEnvironment {
    * allowed a refused domain). Absent where there is no allowlist to add to.
    */
   allowDomains?(hosts: readonly string[]): void;
+  /**
+   * The file tools' reads and writes (default: in the host process, for an environment that
+   * shares the host's file system, e.g. a container's bind mount).
+   */
+  readonly files?: FileOps;
   /** Ends what it started. */
   close?(): Promise<void>;
 }

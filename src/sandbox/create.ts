@@ -1,10 +1,11 @@
 import { stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import type { EnvironmentPolicy, ExecEnvironment, SandboxMode, SandboxPolicy } from "../protocol/index.js";
+import type { EnvironmentPolicy, ExecEnvironment, FileOps, SandboxMode, SandboxPolicy } from "../protocol/index.js";
 import type { TurnContext } from "../turn/index.js";
 import { environmentFilter, validateEnvironmentPolicy } from "./envPolicy.js";
 import { validateDomainPatterns } from "./domains.js";
+import { localFileOps } from "./helper/ops.js";
 import { LocalEnvironment } from "./local.js";
 import { NetworkAllowlist } from "./netAllowlist.js";
 import { realRoots } from "./roots.js";
@@ -104,4 +105,12 @@ export function environmentOf(turn: TurnContext): ExecEnvironment {
     environmentFilter(),
   );
   return fallback;
+}
+
+/**
+ * Where the turn's file tools read and write: its environment's file operations (inside the
+ * sandbox under bubblewrap), or the host process's own for an environment that has none.
+ */
+export function filesOf(turn: TurnContext): FileOps {
+  return environmentOf(turn).files ?? localFileOps;
 }

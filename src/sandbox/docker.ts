@@ -89,7 +89,7 @@ export class DockerEnvironment implements ExecEnvironment {
   private started: Promise<void> | undefined;
   private closed = false;
   private removeAtExit: (() => void) | undefined;
-  private readonly files: LocalEnvironment;
+  private readonly hostChecks: LocalEnvironment;
 
   constructor(
     private readonly cli: DockerCli,
@@ -106,7 +106,7 @@ export class DockerEnvironment implements ExecEnvironment {
       readableRoots: [realWorkspace],
     };
     // The file tools' checks are the local ones, with the workspace as the only root.
-    this.files = new LocalEnvironment(workspace, this.sandbox, [realWorkspace], [realWorkspace], environment);
+    this.hostChecks = new LocalEnvironment(workspace, this.sandbox, [realWorkspace], [realWorkspace], environment);
   }
 
   /** Starts the container once; a failed start is retried by the next command. */
@@ -199,11 +199,11 @@ export class DockerEnvironment implements ExecEnvironment {
   }
 
   checkWrite(paths: readonly string[], opts?: { cwd?: string }): Promise<void> {
-    return this.files.checkWrite(paths, opts);
+    return this.hostChecks.checkWrite(paths, opts);
   }
 
   checkRead(p: string, opts?: { cwd?: string }): Promise<void> {
-    return this.files.checkRead(p, opts);
+    return this.hostChecks.checkRead(p, opts);
   }
 
   /** Removes the container (its commands die with it); later commands are refused. */

@@ -1,6 +1,7 @@
-import { SandboxDenial, texts, type EscalationRequest, type ExecEnvironment } from "../protocol/index.js";
+import { SandboxDenial, texts, type EscalationRequest, type ExecEnvironment, type FileOps } from "../protocol/index.js";
 import type { CapturedBytes } from "../turn/index.js";
 import { domainPatternProblem } from "./domains.js";
+import { localFileOps } from "./helper/ops.js";
 
 /** Output of a command the sandbox stopped (DESIGN section 12; Codex's denial keywords and the allowlist's refusal). */
 const DENIAL =
@@ -65,17 +66,21 @@ export function sandboxStopped(
 /**
  * `env.checkWrite(paths)`, and when the sandbox refuses a path, a request to write anyway
  * (`sandbox_escalation`); the denial stands unless a person allows it. Nothing is written
- * before this resolves.
+ * before this resolves. Resolves with the file operations the write goes through: the
+ * environment's (inside the sandbox), or on a person's allow the host process's own, outside
+ * it (as an allowed command runs unsandboxed).
  */
 export async function checkWriteOrEscalate(
   env: ExecEnvironment,
   paths: readonly string[],
   opts: { cwd: string; escalate?: ((req: EscalationRequest) => Promise<boolean>) | undefined },
-): Promise<void> {
+): Promise<FileOps> {
   try {
     await env.checkWrite(paths, { cwd: opts.cwd });
+    return env.files ?? localFileOps;
   } catch (err) {
     if (!(err instanceof SandboxDenial) || !opts.escalate || env.canEscalate === false) throw err;
     if (!(await opts.escalate({ reason: texts.escalateWrite(err.path), summary: paths.join(", ") }))) throw err;
+    return localFileOps;
   }
 }

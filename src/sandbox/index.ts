@@ -2,8 +2,14 @@
  * Where commands run and files are written (DESIGN section 12): the local and bubblewrap
  * environments, the environment policy, workspace roots, and running a command to its end.
  */
-export { createExecEnvironment, environmentOf, validateSandboxPolicy, type ExecEnvironmentOptions } from "./create.js";
 export { validateDomainPatterns } from "./domains.js";
+export {
+  createExecEnvironment,
+  environmentOf,
+  filesOf,
+  validateSandboxPolicy,
+  type ExecEnvironmentOptions,
+} from "./create.js";
 export { environmentFilter, validateEnvironmentPolicy } from "./envPolicy.js";
 /** Where a path really lands: the write check's resolution, shared with the policy's path rules. */
 export { realTargets } from "./roots.js";
@@ -12,3 +18,4 @@ export { runCommand, TIMEOUT_EXIT_CODE, type RunOptions, type RunResult } from "
 export { cachedLookup } from "../process/index.js";
 export { checkWriteOrEscalate, escalationSignature, sandboxStopped, type SandboxEscalation } from "./escalate.js";
 export { createDockerEnvironment, DockerEnvironment, type DockerEnvironmentOptions } from "./docker.js";
+export { localFileOps } from "./helper/ops.js";

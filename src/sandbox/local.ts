@@ -14,15 +14,19 @@ import {
   SandboxDenial,
   texts,
   type ExecEnvironment,
+  type FileOps,
   type SpawnedProcess,
   type SpawnRequest,
 } from "../protocol/index.js";
 import { errorMessage } from "../util/index.js";
-import { stat } from "node:fs/promises";
+import { realpath, stat } from "node:fs/promises";
 import path from "node:path";
 import { Readable } from "node:stream";
 import { bwrapArgs } from "./bwrap.js";
 import type { NetworkAllowlist } from "./netAllowlist.js";
+import { HelperClient } from "./helper/client.js";
+import { localFileOps } from "./helper/ops.js";
+import { helperScript } from "./helper/script.js";
 import { ptyArgv } from "./pty.js";
 import { inGitDir, realTargets, rootOf } from "./roots.js";
 
@@ -65,6 +69,9 @@ function spawned(started: GroupChild, tty: boolean): SpawnedProcess {
  */
 export class LocalEnvironment implements ExecEnvironment {
   readonly kind: string;
+  readonly files: FileOps;
+  /** The resident helper that performs the file tools' operations inside bubblewrap. */
+  private readonly helper: HelperClient | undefined;
 
   constructor(
     private readonly cwd: string,
@@ -75,14 +82,40 @@ export class LocalEnvironment implements ExecEnvironment {
     private readonly network?: NetworkAllowlist,
   ) {
     this.kind = sandbox.mode === "danger-full-access" ? "local" : "bubblewrap";
+    this.helper = this.kind === "bubblewrap" ? new HelperClient(() => this.startHelper()) : undefined;
+    this.files = this.helper?.files ?? localFileOps;
   }
 
+  /**
+   * `node sandbox-helper.js` in bubblewrap with the commands' mounts (node and the script made
+   * visible when only `readableRoots` are), with no variable of the host's: it needs none.
+   */
+  private async startHelper(): Promise<GroupChild> {
+    const bwrap = await findBwrap(process.env["PATH"]);
+    if (!bwrap) throw FunctionCallError.respondToModel(texts.sandboxUnavailable);
+    const [script, node] = await Promise.all([helperScript(), realpath(process.execPath)]);
+    const readable = this.sandbox.readableRoots;
+    const sandbox =
+      readable === undefined
+        ? this.sandbox
+        : { ...this.sandbox, readableRoots: [...readable, path.dirname(node), path.dirname(script)] };
+    const args = await bwrapArgs(sandbox, this.writable, this.cwd);
+    // Its own group, tracked: the host's watchdog kills it too should --die-with-parent not.
+    return spawnGroup(bwrap, [...args, "--", node, script], {
+      cwd: this.cwd,
+      env: { PATH: "/usr/bin:/bin" },
+      stdio: "pipe",
+      forwardHostSignals: false,
+    });
+  }
+
+  /** Ends the resident helper (a later file operation starts none). */
   allowDomains(hosts: readonly string[]): void {
     this.network?.allow(hosts);
   }
 
   async close(): Promise<void> {
-    await this.network?.close();
+    await Promise.all([this.helper?.close(), this.network?.close()]);
   }
 
   async spawn(req: SpawnRequest): Promise<SpawnedProcess> {

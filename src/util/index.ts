@@ -6,7 +6,8 @@ export { now, MAX_TIMER_MS, timerDelay } from "./clock.js";
 export {
   BINARY_SNIFF_BYTES,
   looksBinary,
-  openRegularFile,
+  READ_CHUNK_BYTES,
+  type ReadChunk,
   readLines,
   type LineVisit,
   type ReadLinesOptions,

@@ -1,6 +1,7 @@
-import { lstat, readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import type { Logger } from "pino";
+import type { FileOps } from "../../protocol/index.js";
+import { localFileOps } from "../../sandbox/index.js";
 import { defaultLogger } from "../../turn/index.js";
 import { ioErrorText } from "../../util/index.js";
 import { commitChanges, errCode } from "./commit.js";
@@ -25,9 +26,16 @@ export interface ApplyPatchOptions {
   logger?: Logger;
   /**
    * Once the patch is planned and before anything is written, with every path it would write,
-   * delete or move (as the patch wrote them): throws to refuse the patch (the sandbox's roots).
+   * delete or move (as the patch wrote them): throws to refuse the patch (the sandbox's roots),
+   * or resolves with the file operations the writes go through instead of `files` (a person
+   * allowed writing outside the sandbox).
    */
-  beforeWrite?: (paths: string[]) => Promise<void>;
+  beforeWrite?: (paths: string[]) => Promise<FileOps | undefined>;
+  /**
+   * Where files are read and written (default: this process's own file system); the turn's
+   * environment's, so under bubblewrap the kernel resolves every path inside the sandbox.
+   */
+  files?: FileOps;
 }
 
 // ignoreBOM keeps a byte-order mark in the text, so it survives the rewrite.
@@ -40,6 +48,8 @@ const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 class PlannedTree {
   readonly changes = new Map<string, string | null>();
 
+  constructor(private readonly files: FileOps) {}
+
   async readForUpdate(path: string): Promise<string> {
     const planned = this.changes.get(path);
     if (planned !== undefined) {
@@ -49,7 +59,7 @@ class PlannedTree {
     }
     let data: Buffer;
     try {
-      data = await readFile(path);
+      data = (await this.files.read(path)).data; // a FIFO or device refused at once
     } catch (err) {
       throw new PatchApplyError(`Failed to read file to update ${path}: ${ioErrorText(err)}`);
     }
@@ -66,8 +76,13 @@ class PlannedTree {
       if (planned === null) throw new PatchApplyError(`Failed to read ${path}: ${ioErrorText({ code: "ENOENT" })}`);
       return;
     }
-    const reason = await lstat(path).then(
-      (info) => (info.isDirectory() ? `path \`${path}\` is not a file` : undefined),
+    const reason = await this.files.lstat(path).then(
+      (info) =>
+        info.kind === "directory"
+          ? `path \`${path}\` is not a file`
+          : info.kind === "other"
+            ? `${path} is not a regular file`
+            : undefined,
       (err: unknown) => ioErrorText(err),
     );
     if (reason !== undefined) throw new PatchApplyError(`Failed to read ${path}: ${reason}`);
@@ -76,12 +91,15 @@ class PlannedTree {
   /** A directory in the way is caught now; rarer write failures surface at commit and roll back. */
   async checkWritable(path: string): Promise<void> {
     if (this.changes.has(path)) return;
-    const blocked = await lstat(path).then(
-      (info) => info.isDirectory(),
-      (err: unknown) => errCode(err) !== "ENOENT" && errCode(err) !== "ENOTDIR",
+    const kind = await this.files.lstat(path).then(
+      (info) => info.kind,
+      (err: unknown) => (errCode(err) !== "ENOENT" && errCode(err) !== "ENOTDIR" ? "blocked" : undefined),
     );
     // Caught before anything is written (all or nothing), worded as Codex's failed write.
-    if (blocked) throw new PatchApplyError(`Failed to write file ${path}`, { stage: "write" });
+    if (kind === "other")
+      throw new PatchApplyError(`Failed to write file ${path}: ${path} is not a regular file`, { stage: "write" });
+    if (kind === "directory" || kind === "blocked")
+      throw new PatchApplyError(`Failed to write file ${path}`, { stage: "write" });
   }
 }
 
@@ -139,14 +157,15 @@ function summarize({ added, modified, deleted }: Omit<ApplyPatchResult, "summary
 export async function applyPatch(patch: string, opts: ApplyPatchOptions): Promise<ApplyPatchResult> {
   const hunks = parsePatch(patch);
   if (hunks.length === 0) throw new PatchApplyError("patch rejected: empty patch", { stage: "rejected" });
-  const tree = new PlannedTree();
+  const files = opts.files ?? localFileOps;
+  const tree = new PlannedTree(files);
   const result: ApplyPatchResult = { added: [], modified: [], deleted: [], summary: "" };
   for (const hunk of hunks) await planHunk(tree, hunk, opts.cwd, result);
-  await opts.beforeWrite?.(patchPaths(hunks));
+  const writer = (await opts.beforeWrite?.(patchPaths(hunks))) ?? files;
   if (opts.signal?.aborted) {
     throw new PatchApplyError("apply_patch was aborted before any file was changed", { stage: "rejected" });
   }
-  await commitChanges(tree.changes, opts.logger ?? defaultLogger());
+  await commitChanges(writer, tree.changes, opts.logger ?? defaultLogger());
   result.summary = summarize(result);
   return result;
 }

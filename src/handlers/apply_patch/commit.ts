@@ -1,20 +1,6 @@
-import { randomBytes } from "node:crypto";
-import {
-  chmod,
-  lstat,
-  mkdir,
-  readFile,
-  readlink,
-  realpath,
-  rename,
-  rmdir,
-  stat,
-  symlink,
-  unlink,
-  writeFile,
-} from "node:fs/promises";
-import { basename, dirname, join } from "node:path";
+import { dirname } from "node:path";
 import type { Logger } from "pino";
+import type { FileOps } from "../../protocol/index.js";
 import { PatchApplyError } from "./errors.js";
 import { ioErrorText } from "../../util/index.js";
 
@@ -37,59 +23,47 @@ interface CreatedDirs {
 }
 
 /** Writes go to the file a symlink points at, as `fs::write` does in Codex. */
-async function writeTarget(path: string): Promise<string> {
+async function writeTarget(files: FileOps, path: string): Promise<string> {
   try {
-    return (await lstat(path)).isSymbolicLink() ? await realpath(path) : path;
+    return (await files.lstat(path)).kind === "symlink" ? await files.realpath(path) : path;
   } catch {
     return path;
   }
 }
 
-async function snapshot(target: string): Promise<Original> {
+async function snapshot(files: FileOps, target: string): Promise<Original> {
   try {
-    if ((await lstat(target)).isSymbolicLink()) return { kind: "link", to: await readlink(target) };
-    const [data, info] = await Promise.all([readFile(target), stat(target)]);
-    return { kind: "file", data, mode: info.mode & 0o7777 };
+    if ((await files.lstat(target)).kind === "symlink") return { kind: "link", to: await files.readlink(target) };
+    // Non-blocking and checked: a FIFO is refused here, never waited on.
+    const { data, stat } = await files.read(target);
+    return { kind: "file", data, mode: stat.mode };
   } catch (err) {
     if (errCode(err) === "ENOENT") return { kind: "absent" };
     throw err;
   }
 }
 
-/** Temp file in the target's directory, then rename: readers see the old or the new file. */
-async function writeAtomic(target: string, data: string | Buffer, mode: number | undefined): Promise<void> {
-  const tmp = join(dirname(target), `.${basename(target)}.${randomBytes(6).toString("hex")}.apply_patch.tmp`);
-  try {
-    await writeFile(tmp, data, { flag: "wx" });
-    if (mode !== undefined) await chmod(tmp, mode);
-    await rename(tmp, target);
-  } catch (err) {
-    await unlink(tmp).catch(() => undefined);
-    throw err;
-  }
-}
-
-async function unlinkIfPresent(path: string): Promise<void> {
-  await unlink(path).catch((err: unknown) => {
+async function unlinkIfPresent(files: FileOps, path: string): Promise<void> {
+  await files.unlink(path).catch((err: unknown) => {
     if (errCode(err) !== "ENOENT") throw err;
   });
 }
 
-async function restore({ target, original }: Applied): Promise<void> {
+async function restore(files: FileOps, { target, original }: Applied): Promise<void> {
   if (original.kind === "absent") {
-    await unlinkIfPresent(target);
+    await unlinkIfPresent(files, target);
   } else if (original.kind === "link") {
-    await unlinkIfPresent(target);
-    await symlink(original.to, target);
+    await unlinkIfPresent(files, target);
+    await files.symlink(original.to, target);
   } else {
-    await writeAtomic(target, original.data, original.mode);
+    await files.write(target, original.data, { mode: original.mode });
   }
 }
 
-async function removeCreatedDirs({ top, deepest }: CreatedDirs): Promise<void> {
+async function removeCreatedDirs(files: FileOps, { top, deepest }: CreatedDirs): Promise<void> {
   for (let dir = deepest; ; dir = dirname(dir)) {
     try {
-      await rmdir(dir); // only empty directories: never anything we did not create
+      await files.rmdir(dir); // only empty directories: never anything we did not create
     } catch {
       return;
     }
@@ -102,9 +76,10 @@ async function removeCreatedDirs({ top, deepest }: CreatedDirs): Promise<void> {
  * can make way for a directory), then files written through a temp file and a rename (keeping
  * the mode of the file they replace). On the first failure every path already changed is
  * restored from the copy taken before it was touched, and the directories created on the way
- * are removed.
+ * are removed. Every operation goes through `files` (inside the sandbox under bubblewrap), each
+ * write atomic (a temp file beside the target, then a rename).
  */
-export async function commitChanges(changes: FileChanges, logger: Logger): Promise<void> {
+export async function commitChanges(files: FileOps, changes: FileChanges, logger: Logger): Promise<void> {
   const applied: Applied[] = [];
   const createdDirs: CreatedDirs[] = [];
   const ordered = [...changes].sort(([, a], [, b]) => Number(b === null) - Number(a === null));
@@ -115,16 +90,16 @@ export async function commitChanges(changes: FileChanges, logger: Logger): Promi
       failedPath = path;
       failedVerb = content === null ? "delete" : "write";
       // Deleting a symlink removes the link; writing through one changes the file it names.
-      const target = content === null ? path : await writeTarget(path);
-      const original = await snapshot(target);
+      const target = content === null ? path : await writeTarget(files, path);
+      const original = await snapshot(files, target);
       if (content === null) {
         // A file added and deleted by the same patch never reached the disk.
         if (original.kind === "absent") continue;
-        await unlink(target);
+        await files.unlink(target);
       } else {
-        const top = await mkdir(dirname(target), { recursive: true });
+        const top = await files.mkdir(dirname(target), { recursive: true });
         if (top !== undefined) createdDirs.push({ top, deepest: dirname(target) });
-        await writeAtomic(target, content, original.kind === "file" ? original.mode : undefined);
+        await files.write(target, content, original.kind === "file" ? { mode: original.mode } : {});
       }
       applied.push({ target, original });
     }
@@ -132,7 +107,7 @@ export async function commitChanges(changes: FileChanges, logger: Logger): Promi
     const unrestored: string[] = [];
     for (const change of applied.reverse()) {
       try {
-        await restore(change);
+        await restore(files, change);
       } catch (restoreErr) {
         logger.error(
           { err: restoreErr, path: change.target },
@@ -141,7 +116,7 @@ export async function commitChanges(changes: FileChanges, logger: Logger): Promi
         unrestored.push(change.target);
       }
     }
-    for (const dirs of createdDirs.reverse()) await removeCreatedDirs(dirs);
+    for (const dirs of createdDirs.reverse()) await removeCreatedDirs(files, dirs);
     const outcome =
       unrestored.length === 0
         ? "The patch was not applied; no files were changed."

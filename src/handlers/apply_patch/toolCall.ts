@@ -1,7 +1,7 @@
 import { resolve } from "node:path";
-import { SandboxDenial } from "../../protocol/index.js";
+import { SandboxDenial, type FileOps } from "../../protocol/index.js";
 import type { FileReadLedger, PolicySubject, ToolInvocation } from "../../registry/index.js";
-import { checkWriteOrEscalate, environmentOf } from "../../sandbox/index.js";
+import { checkWriteOrEscalate, environmentOf, filesOf } from "../../sandbox/index.js";
 import { now } from "../../util/index.js";
 import { applyPatch, patchPaths } from "./applyPatch.js";
 import { PatchApplyError } from "./errors.js";
@@ -47,16 +47,18 @@ export async function applyPatchFor(
   const { turn } = inv;
   const started = now();
   const env = environmentOf(turn);
-  const beforeWrite = (paths: string[]): Promise<void> =>
-    checkWriteOrEscalate(env, paths, { cwd, escalate: inv.escalate?.bind(inv) });
+  // The writes' file operations: the environment's, or the host's on a person's allow.
+  let files = filesOf(turn);
+  const beforeWrite = async (paths: string[]): Promise<FileOps> =>
+    (files = await checkWriteOrEscalate(env, paths, { cwd, escalate: inv.escalate?.bind(inv) }));
   try {
-    const result = await applyPatch(patch, { cwd, signal: inv.signal, logger: turn.logger, beforeWrite });
+    const result = await applyPatch(patch, { cwd, signal: inv.signal, logger: turn.logger, beforeWrite, files });
     turn.logger.debug(
       { callId: inv.callId, added: result.added, modified: result.modified, deleted: result.deleted },
       "apply_patch applied",
     );
     if (fileReads) {
-      for (const p of [...result.added, ...result.modified]) await fileReads.recordWrite(resolve(cwd, p));
+      for (const p of [...result.added, ...result.modified]) await fileReads.recordWrite(files, resolve(cwd, p));
     }
     return { text: result.summary, answer: asRun(0, started, result.summary), success: true };
   } catch (err) {

@@ -1,8 +1,7 @@
-import { stat } from "node:fs/promises";
 import { isAbsolute, join, resolve } from "node:path";
 import { FunctionCallError, type FunctionToolSpec, type ToolOutput } from "../../protocol/index.js";
 import type { PolicySubject, ToolFactory, ToolHandler, ToolInvocation } from "../../registry/index.js";
-import { environmentOf } from "../../sandbox/index.js";
+import { environmentOf, filesOf } from "../../sandbox/index.js";
 import { deadline } from "../../turn/index.js";
 import { errorMessage, formatSecondsExact } from "../../util/index.js";
 import { compileGlob, newestFirst, walkFiles } from "../grep_files/index.js";
@@ -103,13 +102,14 @@ export class GlobHandler implements ToolHandler {
     const base = resolve(inv.turn.cwd, args.path ?? ".");
     const root = resolve(base, dir);
     await environmentOf(inv.turn).checkRead(root, { cwd: inv.turn.cwd });
+    const files = filesOf(inv.turn);
     let info;
     try {
-      info = await stat(root);
+      info = await files.stat(root);
     } catch (err) {
       throw fail(`unable to access \`${root}\`: ${errorMessage(err)}`);
     }
-    if (!info.isDirectory()) throw fail(`\`${root}\` is not a directory`);
+    if (info.kind !== "directory") throw fail(`\`${root}\` is not a directory`);
 
     const limit = this.opts.limit ?? DEFAULT_LIMIT;
     const timeoutMs = this.opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
@@ -117,11 +117,11 @@ export class GlobHandler implements ToolHandler {
     const found: string[] = [];
     let shown: string[];
     try {
-      const walk = { signal: time.signal, hidden: namesHidden(rest) };
+      const walk = { files, signal: time.signal, hidden: namesHidden(rest) };
       await walkFiles(root, walk, (path, rel) => {
         if (rule.regex.test(rel)) found.push(path);
       });
-      shown = await newestFirst(found, limit, time.signal);
+      shown = await newestFirst(files, found, limit, time.signal);
     } catch (err) {
       if (inv.signal.aborted) throw err;
       if (time.expired) throw fail(`glob timed out after ${formatSecondsExact(timeoutMs)} seconds`);

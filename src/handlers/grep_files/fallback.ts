@@ -1,4 +1,4 @@
-import { stat } from "node:fs/promises";
+import type { FileOps } from "../../protocol/index.js";
 import { looksBinary, readLines } from "../../util/index.js";
 import { compileGlob } from "./glob.js";
 import { walkFiles } from "./walk.js";
@@ -12,6 +12,8 @@ export interface SearchRequest {
   /** Absolute file or directory. */
   root: string;
   signal: AbortSignal;
+  /** Where the files are read: the turn's environment. */
+  files: FileOps;
 }
 
 /**
@@ -34,11 +36,11 @@ export function compilePattern(pattern: string): RegExp {
   }
 }
 
-async function fileMatches(path: string, regex: RegExp, signal: AbortSignal): Promise<boolean> {
+async function fileMatches(files: FileOps, path: string, regex: RegExp, signal: AbortSignal): Promise<boolean> {
   const decoder = new TextDecoder("utf-8");
   let found = false;
   try {
-    await readLines(path, {
+    await readLines(async (position, length) => (await files.read(path, { position, length })).data, {
       maxLineBytes: MAX_SEARCH_LINE_BYTES,
       signal,
       onFirstChunk: (head) => !looksBinary(head),
@@ -65,13 +67,13 @@ export async function searchWithJs(req: SearchRequest): Promise<string[]> {
   const matches: string[] = [];
 
   const consider = async (path: string): Promise<void> => {
-    if (await fileMatches(path, regex, req.signal)) matches.push(path);
+    if (await fileMatches(req.files, path, regex, req.signal)) matches.push(path);
   };
 
-  const rootInfo = await stat(req.root);
-  if (rootInfo.isFile()) {
+  const rootInfo = await req.files.stat(req.root);
+  if (rootInfo.kind === "file") {
     await consider(req.root);
-  } else if (rootInfo.isDirectory()) {
+  } else if (rootInfo.kind === "directory") {
     const accept =
       includeRule &&
       ((rel: string, isDir: boolean): boolean => {
@@ -79,7 +81,7 @@ export async function searchWithJs(req: SearchRequest): Promise<string[]> {
         // `!glob` excludes files and directories; a plain glob whitelists files only.
         return includeRule.negated ? !hit : isDir || hit;
       });
-    await walkFiles(req.root, { signal: req.signal, ...(accept && { accept }) }, consider);
+    await walkFiles(req.root, { files: req.files, signal: req.signal, ...(accept && { accept }) }, consider);
   }
   return matches;
 }
@@ -91,12 +93,17 @@ const STAT_BATCH = 32;
  * rather than with `rg --sortr=modified` keeps one global order for both searches (ripgrep 13
  * sorts per directory) and lets rg search in parallel.
  */
-export async function newestFirst(paths: string[], limit: number, signal: AbortSignal): Promise<string[]> {
+export async function newestFirst(
+  files: FileOps,
+  paths: string[],
+  limit: number,
+  signal: AbortSignal,
+): Promise<string[]> {
   const dated: Array<{ path: string; mtimeMs: number }> = [];
   for (let i = 0; i < paths.length; i += STAT_BATCH) {
     signal.throwIfAborted();
     const batch = paths.slice(i, i + STAT_BATCH);
-    const infos = await Promise.all(batch.map((p) => stat(p).catch(() => undefined)));
+    const infos = await Promise.all(batch.map((p) => files.stat(p).catch(() => undefined)));
     infos.forEach((info, j) => {
       if (info) dated.push({ path: batch[j] as string, mtimeMs: info.mtimeMs });
     });

@@ -1,11 +1,10 @@
-import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { FunctionCallError, type ToolOutput, type FunctionToolSpec } from "../../protocol/index.js";
 import type { PolicySubject, ToolFactory, ToolHandler, ToolInvocation } from "../../registry/index.js";
 import { deadline } from "../../turn/index.js";
 import { newestFirst, searchWithJs, type SearchRequest } from "./fallback.js";
 import { findRipgrep, runRipgrep } from "./ripgrep.js";
-import { environmentOf } from "../../sandbox/index.js";
+import { environmentOf, filesOf } from "../../sandbox/index.js";
 import { errorMessage, formatSecondsExact } from "../../util/index.js";
 
 const DEFAULT_LIMIT = 100;
@@ -78,8 +77,9 @@ export class GrepFilesHandler implements ToolHandler {
     const root = resolve(inv.turn.cwd, args.path ?? ".");
     const env = environmentOf(inv.turn);
     await env.checkRead(args.path ?? ".", { cwd: inv.turn.cwd });
+    const files = filesOf(inv.turn);
     try {
-      await stat(root);
+      await files.stat(root);
     } catch (err) {
       throw fail(`unable to access \`${root}\`: ${errorMessage(err)}`);
     }
@@ -89,11 +89,11 @@ export class GrepFilesHandler implements ToolHandler {
     const timeoutMs = this.opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     const limit = deadline(inv.signal, timeoutMs);
     const { signal } = limit;
-    const req: SearchRequest = { pattern, include, root, signal };
+    const req: SearchRequest = { pattern, include, root, signal, files };
     let results: string[];
     try {
       const found = (rg ? await runRipgrep(env, rg, req, inv.turn.cwd) : undefined) ?? (await searchWithJs(req));
-      results = await newestFirst(found, Math.min(requested, MAX_LIMIT), signal);
+      results = await newestFirst(files, found, Math.min(requested, MAX_LIMIT), signal);
     } catch (err) {
       if (inv.signal.aborted || err instanceof FunctionCallError) throw err;
       if (limit.expired)

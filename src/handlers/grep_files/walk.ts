@@ -1,6 +1,5 @@
-import type { Dirent } from "node:fs";
-import { readFile, readdir, stat } from "node:fs/promises";
 import { dirname, join, relative, sep } from "node:path";
+import type { DirEntry, FileOps } from "../../protocol/index.js";
 import { parseIgnoreFile, type GlobRule } from "./glob.js";
 
 /** Directories never searched, by either path (ripgrep gets a matching `--glob`). */
@@ -23,11 +22,12 @@ function ignoredBy(rules: ScopedRule[], path: string, isDir: boolean): boolean {
   return ignored;
 }
 
-async function readIgnoreRules(dir: string, names: string[]): Promise<ScopedRule[]> {
+async function readIgnoreRules(files: FileOps, dir: string, names: string[]): Promise<ScopedRule[]> {
   const rules: ScopedRule[] = [];
   for (const name of names) {
     try {
-      for (const rule of parseIgnoreFile(await readFile(join(dir, name), "utf8"))) rules.push({ ...rule, base: dir });
+      const text = (await files.read(join(dir, name))).data.toString("utf8");
+      for (const rule of parseIgnoreFile(text)) rules.push({ ...rule, base: dir });
     } catch {
       // no such ignore file
     }
@@ -35,15 +35,15 @@ async function readIgnoreRules(dir: string, names: string[]): Promise<ScopedRule
   return rules;
 }
 
-async function exists(path: string): Promise<boolean> {
-  return stat(path).then(
+async function exists(files: FileOps, path: string): Promise<boolean> {
+  return files.stat(path).then(
     () => true,
     () => false,
   );
 }
 
 /** Ignore files that apply from above the root, as ripgrep reads them: `.gitignore` only inside a git repository. */
-async function ancestorRules(root: string): Promise<{ rules: ScopedRule[]; inGitRepo: boolean }> {
+async function ancestorRules(files: FileOps, root: string): Promise<{ rules: ScopedRule[]; inGitRepo: boolean }> {
   const ancestors: string[] = [];
   for (let dir = root, parent = dirname(dir); ; dir = parent, parent = dirname(dir)) {
     ancestors.unshift(dir);
@@ -51,7 +51,7 @@ async function ancestorRules(root: string): Promise<{ rules: ScopedRule[]; inGit
   }
   let gitRootIndex = -1;
   for (let i = ancestors.length - 1; i >= 0; i--) {
-    if (await exists(join(ancestors[i] as string, ".git"))) {
+    if (await exists(files, join(ancestors[i] as string, ".git"))) {
       gitRootIndex = i;
       break;
     }
@@ -60,12 +60,14 @@ async function ancestorRules(root: string): Promise<{ rules: ScopedRule[]; inGit
   // The root itself is read when the walk enters it.
   for (let i = 0; i < ancestors.length - 1; i++) {
     const names = gitRootIndex !== -1 && i >= gitRootIndex ? [".gitignore", ".ignore"] : [".ignore"];
-    rules.push(...(await readIgnoreRules(ancestors[i] as string, names)));
+    rules.push(...(await readIgnoreRules(files, ancestors[i] as string, names)));
   }
   return { rules, inGitRepo: gitRootIndex !== -1 };
 }
 
 export interface WalkOptions {
+  /** Where the directories are read: the turn's environment. */
+  files: FileOps;
   signal: AbortSignal;
   /**
    * Whether to descend into `dir` (absolute; `rel` is `/`-separated from the root) and, for
@@ -88,29 +90,30 @@ export async function walkFiles(
   opts: WalkOptions,
   visit: (path: string, rel: string) => Promise<void> | void,
 ): Promise<void> {
-  const { rules: inherited, inGitRepo } = await ancestorRules(root);
+  const { files } = opts;
+  const { rules: inherited, inGitRepo } = await ancestorRules(files, root);
   const ignoreNames = inGitRepo ? [".gitignore", ".ignore"] : [".ignore"];
   const stack: Array<{ dir: string; rules: ScopedRule[] }> = [{ dir: root, rules: inherited }];
   for (let next = stack.pop(); next; next = stack.pop()) {
     opts.signal.throwIfAborted();
-    const rules = next.rules.concat(await readIgnoreRules(next.dir, ignoreNames));
-    let dirents: Dirent[];
+    const rules = next.rules.concat(await readIgnoreRules(files, next.dir, ignoreNames));
+    let dirents: DirEntry[];
     try {
-      dirents = await readdir(next.dir, { withFileTypes: true });
+      dirents = await files.readdir(next.dir);
     } catch {
       continue;
     }
     dirents.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     for (const d of dirents) {
-      if (d.isSymbolicLink() || (d.name.startsWith(".") && (opts.hidden !== true || d.name === ".git"))) continue;
+      if (d.kind === "symlink" || (d.name.startsWith(".") && (opts.hidden !== true || d.name === ".git"))) continue;
       const path = join(next.dir, d.name);
-      const isDir = d.isDirectory();
+      const isDir = d.kind === "directory";
       if (isDir && ALWAYS_SKIPPED_DIRS.includes(d.name)) continue;
       if (ignoredBy(rules, path, isDir)) continue;
       const rel = toSlash(relative(root, path));
       if (opts.accept && !opts.accept(rel, isDir)) continue;
       if (isDir) stack.push({ dir: path, rules });
-      else if (d.isFile()) await visit(path, rel);
+      else if (d.kind === "file") await visit(path, rel);
     }
   }
 }

@@ -1,9 +1,13 @@
-import type { Dirent } from "node:fs";
-import { readdir, stat } from "node:fs/promises";
 import { isAbsolute, join } from "node:path";
-import { FunctionCallError, type ToolOutput, type FunctionToolSpec } from "../../protocol/index.js";
+import {
+  FunctionCallError,
+  type DirEntry,
+  type FileOps,
+  type ToolOutput,
+  type FunctionToolSpec,
+} from "../../protocol/index.js";
 import type { PolicySubject, ToolFactory, ToolHandler, ToolInvocation } from "../../registry/index.js";
-import { environmentOf } from "../../sandbox/index.js";
+import { environmentOf, filesOf } from "../../sandbox/index.js";
 import { errorMessage } from "../../util/index.js";
 
 const MAX_ENTRY_CHARS = 500;
@@ -47,11 +51,7 @@ interface Entry {
 const SUFFIX: Record<EntryKind, string> = { dir: "/", file: "", symlink: "@", other: "?" };
 const fail = (message: string): FunctionCallError => FunctionCallError.respondToModel(message);
 
-function kindOf(entry: Dirent): EntryKind {
-  if (entry.isSymbolicLink()) return "symlink";
-  if (entry.isDirectory()) return "dir";
-  return entry.isFile() ? "file" : "other";
-}
+const kindOf = (entry: DirEntry): EntryKind => (entry.kind === "directory" ? "dir" : entry.kind);
 
 function cutChars(text: string): string {
   return text.length <= MAX_ENTRY_CHARS ? text : Array.from(text).slice(0, MAX_ENTRY_CHARS).join("");
@@ -61,16 +61,16 @@ function cutChars(text: string): string {
 const byBytes = (a: { sortKey: Buffer }, b: { sortKey: Buffer }): number => Buffer.compare(a.sortKey, b.sortKey);
 
 /** Breadth-first walk to `depth` levels (Codex `collect_entries`); unreadable subdirectories are skipped. */
-async function collectEntries(root: string, depth: number, inv: ToolInvocation): Promise<Entry[]> {
+async function collectEntries(files: FileOps, root: string, depth: number, inv: ToolInvocation): Promise<Entry[]> {
   const entries: Entry[] = [];
   const queue: Array<{ dir: string; prefix: string; remaining: number }> = [
     { dir: root, prefix: "", remaining: depth },
   ];
   for (let next = queue.shift(); next; next = queue.shift()) {
     inv.signal.throwIfAborted();
-    let dirents: Dirent[];
+    let dirents: DirEntry[];
     try {
-      dirents = await readdir(next.dir, { withFileTypes: true });
+      dirents = await files.readdir(next.dir);
     } catch (err) {
       if (next.dir === root) throw err;
       inv.turn.logger.debug({ err, dir: next.dir }, "list_dir skipped an unreadable directory");
@@ -98,9 +98,10 @@ async function collectEntries(root: string, depth: number, inv: ToolInvocation):
   return entries;
 }
 
-async function checkDirectory(path: string): Promise<void> {
+async function checkDirectory(files: FileOps, path: string): Promise<void> {
   try {
-    if (!(await stat(path)).isDirectory()) throw fail(`failed to read directory: ${path} is not a directory`);
+    if ((await files.stat(path)).kind !== "directory")
+      throw fail(`failed to read directory: ${path} is not a directory`);
   } catch (err) {
     if (err instanceof FunctionCallError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
@@ -125,11 +126,12 @@ export class ListDirHandler implements ToolHandler {
     if (depth < 1) throw fail("depth must be greater than zero");
     if (!isAbsolute(path)) throw fail("dir_path must be an absolute path");
     await environmentOf(inv.turn).checkRead(path);
-    await checkDirectory(path);
+    const files = filesOf(inv.turn);
+    await checkDirectory(files, path);
 
     let entries: Entry[];
     try {
-      entries = await collectEntries(path, depth, inv);
+      entries = await collectEntries(files, path, depth, inv);
     } catch (err) {
       if (inv.signal.aborted) throw err;
       throw fail(`failed to read directory: ${errorMessage(err)}`);

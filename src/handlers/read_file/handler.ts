@@ -1,9 +1,8 @@
-import { stat } from "node:fs/promises";
 import { isAbsolute } from "node:path";
 import { FunctionCallError, type ToolOutput, type FunctionToolSpec } from "../../protocol/index.js";
 import type { FileReadLedger, PolicySubject, ToolFactory, ToolHandler, ToolInvocation } from "../../registry/index.js";
-import { environmentOf } from "../../sandbox/index.js";
-import { errorMessage, looksBinary, readLines } from "../../util/index.js";
+import { environmentOf, filesOf } from "../../sandbox/index.js";
+import { errorMessage, looksBinary, READ_CHUNK_BYTES, readLines } from "../../util/index.js";
 
 const MAX_LINE_CHARS = 500;
 const DEFAULT_LIMIT = 2000;
@@ -49,16 +48,12 @@ function cutChars(text: string, max: number): string {
   return out;
 }
 
-async function checkReadableFile(path: string): Promise<void> {
-  let info;
-  try {
-    info = await stat(path);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === "ENOENT" || code === "ENOTDIR") throw fail(`failed to read file: ${path} does not exist`);
-    throw fail(`failed to read file: ${errorMessage(err)}`);
-  }
-  if (info.isDirectory()) throw fail(`failed to read file: ${path} is a directory; use list_dir to list it`);
+/** The model-facing refusal for a file that cannot be opened for reading. */
+function unreadable(path: string, err: unknown): FunctionCallError {
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === "ENOENT" || code === "ENOTDIR") return fail(`failed to read file: ${path} does not exist`);
+  if (code === "EISDIR") return fail(`failed to read file: ${path} is a directory; use list_dir to list it`);
+  return fail(`failed to read file: ${errorMessage(err)}`);
 }
 
 /**
@@ -84,16 +79,29 @@ export class ReadFileHandler implements ToolHandler {
     if (limit < 1) throw fail("limit must be greater than zero");
     if (!isAbsolute(path)) throw fail("file_path must be an absolute path");
     await environmentOf(inv.turn).checkRead(path);
-    await checkReadableFile(path);
-    // Before reading: a change during the read then counts as a change since it.
-    const snapshot = await this.fileReads?.snapshot(path);
-
+    const files = filesOf(inv.turn);
+    // The first chunk and the real path together: one round trip to a sandbox's helper. The
+    // chunk's state (taken on the open descriptor before reading) is the ledger's snapshot, so
+    // a change during the read counts as a change since it.
+    const [first, real] = await Promise.allSettled([
+      files.read(path, { length: READ_CHUNK_BYTES }),
+      files.realpath(path),
+    ]);
+    if (first.status === "rejected") throw unreadable(path, first.reason);
+    const snapshot =
+      real.status === "fulfilled"
+        ? await this.fileReads?.snapshotOf(files, real.value, first.value.stat, first.value.data)
+        : undefined;
+    const read = async (position: number, length: number): Promise<Buffer> =>
+      position === 0 && length === READ_CHUNK_BYTES
+        ? first.value.data
+        : (await files.read(path, { position, length })).data;
     const decoder = new TextDecoder("utf-8");
     const collected: string[] = [];
     let binary = false;
     let seen: number;
     try {
-      seen = await readLines(path, {
+      seen = await readLines(read, {
         maxLineBytes: MAX_LINE_BYTES,
         signal: inv.signal,
         onFirstChunk: (head) => !(binary = looksBinary(head)),

@@ -1,9 +1,8 @@
-import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { FunctionCallError, type ImageDetail, type ToolOutput, type FunctionToolSpec } from "../../protocol/index.js";
 import type { PolicySubject, ToolFactory, ToolHandler, ToolInvocation } from "../../registry/index.js";
-import { environmentOf } from "../../sandbox/index.js";
-import { ioErrorText, openRegularFile } from "../../util/index.js";
+import { environmentOf, filesOf } from "../../sandbox/index.js";
+import { ioErrorText } from "../../util/index.js";
 
 /** The Responses API takes images up to 20 MB; a larger data URL would be rejected anyway. */
 export const DEFAULT_MAX_IMAGE_BYTES = 20 * 1024 * 1024;
@@ -60,10 +59,11 @@ export class ViewImageHandler implements ToolHandler {
     const asked = (inv.args as { path: string }).path;
     const path = resolve(inv.turn.cwd, asked);
     await environmentOf(inv.turn).checkRead(asked, { cwd: inv.turn.cwd });
+    const files = filesOf(inv.turn);
     let size: number;
     try {
-      const info = await stat(path);
-      if (!info.isFile()) throw fail(`image path \`${path}\` is not a file`);
+      const info = await files.stat(path);
+      if (info.kind !== "file") throw fail(`image path \`${path}\` is not a file`);
       size = info.size;
     } catch (err) {
       if (err instanceof FunctionCallError) throw err;
@@ -74,12 +74,8 @@ export class ViewImageHandler implements ToolHandler {
     }
     let bytes: Buffer;
     try {
-      const handle = await openRegularFile(path);
-      try {
-        bytes = await handle.readFile({ signal: inv.signal });
-      } finally {
-        await handle.close();
-      }
+      // One byte past the limit is enough to know the file grew past it.
+      bytes = (await files.read(path, { length: this.maxBytes + 1 })).data;
     } catch (err) {
       if (inv.signal.aborted) throw err;
       throw fail(`unable to read image at \`${path}\`: ${ioErrorText(err)}`);

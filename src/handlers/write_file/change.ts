@@ -1,14 +1,13 @@
-import { randomBytes } from "node:crypto";
-import { chmod, mkdir, realpath, rename, stat, unlink, writeFile } from "node:fs/promises";
-import { basename, dirname, isAbsolute, join } from "node:path";
+import { dirname, isAbsolute } from "node:path";
 import { FunctionCallError } from "../../protocol/index.js";
 import type { FileReadLedger, ToolInvocation } from "../../registry/index.js";
-import { checkWriteOrEscalate, environmentOf } from "../../sandbox/index.js";
-import { errorMessage, openRegularFile } from "../../util/index.js";
+import { checkWriteOrEscalate, environmentOf, filesOf } from "../../sandbox/index.js";
+import { errorMessage } from "../../util/index.js";
 
 /**
  * Changing one whole file for a call, shared by write_file and edit_file: the path checks, the
- * session's read-before-write ledger, the sandbox's write check, and the write itself.
+ * session's read-before-write ledger, the sandbox's write check, and the write itself, every
+ * file operation through the turn's environment (inside the sandbox under bubblewrap).
  */
 
 const fail = (message: string): FunctionCallError => FunctionCallError.respondToModel(message);
@@ -20,20 +19,7 @@ export type FileToChange =
       exists: true;
       /** Its contents. */
       bytes: Buffer;
-      /** Its permission bits, kept by the rewrite. */
-      mode: number;
-      /** Its real path: a write through a symlink changes the file it points at. */
-      target: string;
     };
-
-async function readWhole(path: string): Promise<Buffer> {
-  const handle = await openRegularFile(path);
-  try {
-    return await handle.readFile();
-  } finally {
-    await handle.close();
-  }
-}
 
 /**
  * Opens `path` (absolute, as the model wrote it) for a change: readable in the turn's
@@ -48,42 +34,26 @@ export async function openForChange(
 ): Promise<FileToChange> {
   if (!isAbsolute(path)) throw fail("file_path must be an absolute path");
   await environmentOf(inv.turn).checkRead(path);
-  let info;
-  try {
-    info = await stat(path);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return { exists: false };
-    throw fail(`failed to read ${path}: ${errorMessage(err)}`);
+  const files = filesOf(inv.turn);
+  // The ledger's check alongside the read: one round trip to a sandbox's helper.
+  const [read, seen] = await Promise.allSettled([files.read(path), fileReads.check(files, path, path)]);
+  if (read.status === "rejected") {
+    const code = (read.reason as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") return { exists: false };
+    if (code === "EISDIR") throw fail(`${path} is a directory`);
+    throw fail(`failed to read ${path}: ${errorMessage(read.reason)}`);
   }
-  if (info.isDirectory()) throw fail(`${path} is a directory`);
-  let bytes: Buffer;
-  try {
-    bytes = await readWhole(path);
-  } catch (err) {
-    throw fail(`failed to read ${path}: ${errorMessage(err)}`);
-  }
-  await fileReads.check(path, path, bytes);
-  return { exists: true, bytes, mode: info.mode & 0o7777, target: await realpath(path) };
-}
-
-/** Temp file beside the target, then rename: readers see the old file or the new one. */
-async function replaceAtomically(target: string, data: string, mode: number): Promise<void> {
-  const tmp = join(dirname(target), `.${basename(target)}.${randomBytes(6).toString("hex")}.tmp`);
-  try {
-    await writeFile(tmp, data, { flag: "wx" });
-    await chmod(tmp, mode);
-    await rename(tmp, target);
-  } catch (err) {
-    await unlink(tmp).catch(() => undefined);
-    throw err;
-  }
+  if (seen.status === "rejected") throw seen.reason;
+  const bytes = read.value.data; // a FIFO or device was refused at once
+  return { exists: true, bytes };
 }
 
 /**
  * Writes `data` as the whole of `path` for a call: first the environment's write check (a path
  * outside the writable roots asks a person through `inv.escalate`; nothing is written unless
- * allowed), then a new file (its parent directories created) or the existing file replaced
- * atomically with its mode kept; the session's ledger then records what it wrote.
+ * allowed), then the file written atomically where the environment resolves the path (through
+ * a symlink to its target, the mode of a replaced file kept; a new file's parent directories
+ * created); the session's ledger then records what it wrote.
  */
 export async function writeForCall(
   inv: ToolInvocation,
@@ -92,22 +62,17 @@ export async function writeForCall(
   file: FileToChange,
   data: string,
 ): Promise<void> {
-  await checkWriteOrEscalate(environmentOf(inv.turn), [path], {
+  const files = await checkWriteOrEscalate(environmentOf(inv.turn), [path], {
     cwd: inv.turn.cwd,
     escalate: inv.escalate?.bind(inv),
   });
   inv.signal.throwIfAborted();
   try {
-    if (file.exists) {
-      await replaceAtomically(file.target, data, file.mode);
-    } else {
-      await mkdir(dirname(path), { recursive: true });
-      await writeFile(path, data); // through a dangling symlink too, to where the sandbox checked
-    }
+    if (!file.exists) await files.mkdir(dirname(path), { recursive: true });
+    fileReads.rememberWrite(await files.write(path, data), data);
   } catch (err) {
     throw fail(`failed to write ${path}: ${errorMessage(err)}`);
   }
-  await fileReads.recordWrite(path, data);
 }
 
 /** `\r\n` when most line breaks in `text` are CRLF, else `\n`. */
