@@ -16,4 +16,5 @@ export { onHostExit, trackProcessGroup, type TrackOptions } from "./hostExit.js"
 export { identityDead, ownIdentity, type ProcessIdentity } from "./identity.js";
 export { childClosed } from "./reap.js";
 export { releaseGroup, runProgram, spawnDetached, spawnGroup, type GroupChild, type ProgramResult } from "./spawn.js";
+export { watchCommand } from "./watchdog.js";
 export { cachedLookup, findExecutable, forgetProgram, programProblem } from "./which.js";

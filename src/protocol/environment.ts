@@ -9,12 +9,17 @@ export type SandboxMode = "read-only" | "workspace-write" | "danger-full-access"
 
 export interface SandboxPolicy {
   mode: SandboxMode;
-  /** `workspace-write` may also write the turn's cwd and `os.tmpdir()`. */
+  /** `workspace-write` may also write the turn's cwd (and commands their private `/tmp`). */
   writableRoots?: string[];
   /** Default false: commands get no network (bubblewrap `--unshare-net`). */
   networkAccess?: boolean;
   /** Default: everywhere. When given, the file tools read nothing else and commands see nothing else. */
   readableRoots?: string[];
+  /**
+   * Host Unix sockets sandboxed commands may reach (e.g. an ssh-agent's). Default none: every
+   * other host socket is hidden and creating a Unix socket is refused (seccomp).
+   */
+  allowUnixSockets?: string[];
 }
 
 /** Which variables a command sees (Codex `shell_environment_policy`). */
@@ -73,7 +78,10 @@ export interface SpawnedProcess {
 export interface ExecEnvironment {
   readonly kind: string;
   /** The resolved sandbox policy (roots are real paths); the permission stage reads its roots. */
-  readonly sandbox: Readonly<Required<Omit<SandboxPolicy, "readableRoots">>> & { readableRoots?: readonly string[] };
+  readonly sandbox: Readonly<Required<Omit<SandboxPolicy, "readableRoots" | "allowUnixSockets">>> & {
+    readableRoots?: readonly string[];
+    allowUnixSockets?: readonly string[];
+  };
   /**
    * Starts a command. Rejects with a FunctionCallError (respond to model) when it cannot start:
    * `command not found: {program}`, `sandbox unavailable: ...`.

@@ -1,5 +1,4 @@
 import { stat } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import path from "node:path";
 import type { EnvironmentPolicy, ExecEnvironment, SandboxMode, SandboxPolicy } from "../protocol/index.js";
 import type { TurnContext } from "../turn/index.js";
@@ -31,13 +30,14 @@ export function validateSandboxPolicy(policy: unknown, where = "sandbox"): Sandb
     throw new TypeError(`${where} must be an object`);
   const p = policy as Record<string, unknown>;
   for (const key of Object.keys(p)) {
-    if (!["mode", "writableRoots", "networkAccess", "readableRoots"].includes(key))
+    if (!["mode", "writableRoots", "networkAccess", "readableRoots", "allowUnixSockets"].includes(key))
       throw new TypeError(`${where}.${key} is not a known option`);
   }
   if (!MODES.includes(p["mode"] as SandboxMode))
     throw new TypeError(`${where}.mode must be one of ${MODES.join(", ")}, got ${JSON.stringify(p["mode"])}`);
   stringList(p["writableRoots"], `${where}.writableRoots`);
   stringList(p["readableRoots"], `${where}.readableRoots`);
+  stringList(p["allowUnixSockets"], `${where}.allowUnixSockets`);
   if (p["networkAccess"] !== undefined && typeof p["networkAccess"] !== "boolean")
     throw new TypeError(`${where}.networkAccess must be a boolean`);
   return p as unknown as SandboxPolicy;
@@ -57,8 +57,7 @@ export async function createExecEnvironment(opts: ExecEnvironmentOptions): Promi
   const policy = validateSandboxPolicy(opts.sandbox ?? { mode: "danger-full-access" });
   const filter = environmentFilter(validateEnvironmentPolicy(opts.env));
   const resolve = (roots: readonly string[] | undefined): string[] => (roots ?? []).map((r) => path.resolve(cwd, r));
-  const writable =
-    policy.mode === "workspace-write" ? await realRoots([cwd, ...resolve(policy.writableRoots), tmpdir()]) : [];
+  const writable = policy.mode === "workspace-write" ? await realRoots([cwd, ...resolve(policy.writableRoots)]) : [];
   const readable =
     policy.readableRoots === undefined
       ? undefined
@@ -68,6 +67,7 @@ export async function createExecEnvironment(opts: ExecEnvironmentOptions): Promi
     writableRoots: writable,
     networkAccess: policy.networkAccess ?? false,
     ...(readable !== undefined && { readableRoots: readable }),
+    ...(policy.allowUnixSockets !== undefined && { allowUnixSockets: resolve(policy.allowUnixSockets) }),
   };
   return new LocalEnvironment(cwd, sandbox, writable, readable, filter);
 }

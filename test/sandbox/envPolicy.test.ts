@@ -3,6 +3,7 @@
  * in every mode. Unit tests of the filter and its validation, then `env` through the shell
  * handler and `cat /proc/self/environ` through the runtime.
  */
+import { realpathSync } from "node:fs";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createToolRouter, createTurnContext, PermissionEngine, ToolCallRuntime } from "../../src/index.js";
 import type { EnvironmentPolicy } from "../../src/protocol/index.js";
@@ -159,6 +160,9 @@ async function envThroughShell(
     const eq = line.indexOf("=");
     if (eq > 0) vars.set(line.slice(0, eq), line.slice(eq + 1));
   }
+  // bubblewrap, which gives every command its own PID namespace, sets PWD to the command's
+  // directory (as any shell does): that value, and only that one, is not the policy's.
+  if (vars.get("PWD") === cwd || vars.get("PWD") === realpathSync(cwd)) vars.delete("PWD");
   return vars;
 }
 
