@@ -26,7 +26,11 @@ export interface SandboxPolicy {
 export interface EnvironmentPolicy {
   /** Default "all"; "core" = HOME LOGNAME PATH SHELL USER USERNAME TMPDIR TEMP TMP LANG LC_* TERM. */
   inherit?: "all" | "core" | "none";
-  /** Default false: names matching `*KEY*`, `*SECRET*`, `*TOKEN*` (case-insensitive) are dropped. */
+  /**
+   * Default false: names matching `*KEY*`, `*SECRET*`, `*TOKEN*`, `*PASSWORD*`, `*PASSWD*`,
+   * `*_PASS`, `*CREDENTIAL*`, `*AUTH*` (not `*AUTHOR*`), `*_PAT`, `*COOKIE*` (case-insensitive),
+   * and values holding a URL with a password (`scheme://user:pw@host`), are dropped.
+   */
   ignoreDefaultExcludes?: boolean;
   /** Name globs (`*`, `?`; case-insensitive) to drop. */
   exclude?: string[];

@@ -42,6 +42,38 @@ describe("environmentFilter", () => {
     expect(environmentFilter({})(base)).not.toHaveProperty("MONKEY");
   });
 
+  it("drops the other names secrets go by, and URLs with a password, by default (S15)", () => {
+    const leaked: NodeJS.ProcessEnv = {
+      A3REL_AUTH: "a",
+      A3REL_CREDENTIALS: "c",
+      A3REL_DB_URL: "postgres://u:pw2@h/db",
+      A3REL_PASS: "p",
+      A3REL_PASSWORD: "pw",
+      db_passwd: "pw",
+      A3REL_PAT: "pat",
+      SESSION_COOKIE: "sc",
+      A3REL_PRIVATE_KEY_PEM: "k",
+      SSH_AUTH_SOCK: "/run/user/0/ssh-agent",
+      PROXIES: "direct, http://alice:s3cret@proxy.example:8080",
+    };
+    const kept: NodeJS.ProcessEnv = {
+      // Not secrets, though near the patterns: git's author, desktop sessions, a URL without a password.
+      GIT_AUTHOR_NAME: "A",
+      GIT_AUTHOR_EMAIL: "a@example.com",
+      XDG_SESSION_TYPE: "tty",
+      DESKTOP_SESSION: "gnome",
+      PATTERN: "p",
+      BYPASS_CACHE: "1",
+      HOMEPAGE: "https://user@example.com/path",
+      EMAIL: "me@example.com",
+      NOTE: "http://example.com/a:b@c",
+    };
+    expect(environmentFilter()({ ...leaked, ...kept })).toEqual(kept);
+    expect(environmentFilter({ ignoreDefaultExcludes: true })({ ...leaked, ...kept })).toEqual({ ...leaked, ...kept });
+    // `set` is the embedder's own word: never judged by its value.
+    expect(environmentFilter({ set: { DB: "postgres://u:p@h/db" } })({})).toEqual({ DB: "postgres://u:p@h/db" });
+  });
+
   it("ignoreDefaultExcludes keeps them", () => {
     const env = environmentFilter({ ignoreDefaultExcludes: true })(base);
     expect(env).toMatchObject({ FOO_SECRET: "s", MY_API_KEY: "k", GH_TOKEN: "t", github_token: "lower" });
