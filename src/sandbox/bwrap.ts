@@ -22,10 +22,13 @@ const realOrUndefined = (p: string): string | undefined => existing(p)?.real;
 
 type Sandbox = ExecEnvironment["sandbox"];
 
+/** May the sandbox create Unix sockets (to reach those it was allowed)? */
+const unixAllowed = (sandbox: Sandbox): boolean => (sandbox.allowUnixSockets?.length ?? 0) > 0;
+
 /** The seccomp program for this sandbox (DESIGN 12): Unix sockets only when some are allowed, sockets of other families only with network. */
 export function sandboxSeccomp(sandbox: Sandbox): Buffer {
   return seccompProgram({
-    unix: (sandbox.allowUnixSockets?.length ?? 0) > 0 ? "allow" : "deny",
+    unix: unixAllowed(sandbox) ? "allow" : "deny",
     inet: sandbox.networkAccess ? "allow" : "deny",
   });
 }
@@ -89,7 +92,7 @@ export function bwrapArgs(sandbox: Sandbox, writable: readonly string[], cwd: st
     if (secret.dir) args.push("--tmpfs", secret.real, "--remount-ro", secret.real);
     else args.push("--ro-bind", "/dev/null", secret.real);
   }
-  for (const real of hostUnixSockets()) {
+  for (const real of hostUnixSockets(unixAllowed(sandbox))) {
     if (allowed.has(real)) continue;
     if (hiddenDirs.some((dir) => isWithin(dir, real)) && !writable.some((root) => isWithin(root, real))) continue;
     if (readable !== undefined && ![...SYSTEM_DIRS, ...readable].some((root) => isWithin(root, real))) continue;
