@@ -120,18 +120,6 @@ export function bwrapArgs(sandbox: Sandbox, writable: readonly string[], cwd: st
  * leaves its process group (`setsid`, `setpgid`) still dies with the call and with the host.
  */
 export function unconfinedBwrapArgs(cwd: string): string[] {
-  return [
-    "--bind",
-    "/",
-    "/",
-    "--dev-bind",
-    "/dev",
-    "/dev",
-    "--proc",
-    "/proc",
-    "--unshare-pid",
-    "--die-with-parent",
-    "--chdir",
-    cwd,
-  ];
+  // `--dev-bind / /`: one recursive bind with devices usable (`--bind` would make /dev nodev).
+  return ["--dev-bind", "/", "/", "--proc", "/proc", "--unshare-pid", "--die-with-parent", "--chdir", cwd];
 }
