@@ -60,7 +60,11 @@ try {
     (c) =>
       `${c.name.padEnd(12)} median ${median(c.samples).toFixed(2)} ms  p95 ${quantile(c.samples, 0.95).toFixed(2)} ms  (${c.samples.length} runs)`,
   );
-  const [plain, unsandboxed, bwrap] = contenders as [(typeof contenders)[0], (typeof contenders)[0], (typeof contenders)[0]];
+  const [plain, unsandboxed, bwrap] = contenders as [
+    (typeof contenders)[0],
+    (typeof contenders)[0],
+    (typeof contenders)[0],
+  ];
   const ratio = (a: (typeof contenders)[0], b: (typeof contenders)[0]): string =>
     (median(a.samples) / median(b.samples)).toFixed(2);
   lines.push(`ratio        unsandboxed (PID namespace) / plain spawn = ${ratio(unsandboxed, plain)}x`);
