@@ -13,8 +13,15 @@ export interface ExecEnvironmentOptions {
   cwd: string;
   /** Default `{ mode: "danger-full-access" }`: the library runs commands unconfined unless told otherwise. */
   sandbox?: SandboxPolicy;
-  /** Default: inherit everything but the names matching `*KEY*`, `*SECRET*`, `*TOKEN*`. */
+  /** Default: inherit everything but secrets (DESIGN section 12, the environment policy). */
   env?: EnvironmentPolicy;
+  /**
+   * Default true: where bubblewrap runs, an unsandboxed command (`danger-full-access`, an
+   * approved escalation, a hook) gets its own PID namespace, so nothing it starts outlives it.
+   * False runs it directly: set-uid programs (`sudo`) work and its pids are the host's, but a
+   * child that leaves its process group (`setsid`, `setpgid`) outlives the call.
+   */
+  pidNamespace?: boolean;
 }
 
 function stringList(value: unknown, where: string): string[] | undefined {
@@ -69,7 +76,9 @@ export async function createExecEnvironment(opts: ExecEnvironmentOptions): Promi
     ...(readable !== undefined && { readableRoots: readable }),
     ...(policy.allowUnixSockets !== undefined && { allowUnixSockets: resolve(policy.allowUnixSockets) }),
   };
-  return new LocalEnvironment(cwd, sandbox, writable, readable, filter);
+  if (opts.pidNamespace !== undefined && typeof opts.pidNamespace !== "boolean")
+    throw new TypeError("pidNamespace must be a boolean");
+  return new LocalEnvironment(cwd, sandbox, writable, readable, filter, opts.pidNamespace ?? true);
 }
 
 let fallback: ExecEnvironment | undefined;

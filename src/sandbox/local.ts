@@ -105,6 +105,8 @@ export class LocalEnvironment implements ExecEnvironment {
     private readonly writable: readonly string[],
     private readonly readable: readonly string[] | undefined,
     private readonly environment: (base: NodeJS.ProcessEnv) => Record<string, string>,
+    /** Unsandboxed commands in their own PID namespace where bubblewrap runs (ExecEnvironmentOptions.pidNamespace). */
+    private readonly pidNamespace = true,
   ) {
     this.kind = sandbox.mode === "danger-full-access" ? "local" : "bubblewrap";
   }
@@ -126,7 +128,7 @@ export class LocalEnvironment implements ExecEnvironment {
       prefix = [bwrap, ...bwrapArgs(this.sandbox, this.writable, req.cwd), "--"];
       // The host's temporary directory is not there: the sandbox's own /tmp is.
       for (const name of ["TMPDIR", "TMP", "TEMP"]) if (name === "TMPDIR" || name in env) env[name] = "/tmp";
-    } else if (bwrap && (await pidNamespaceWorks(bwrap))) {
+    } else if (this.pidNamespace && bwrap && (await pidNamespaceWorks(bwrap))) {
       prefix = [bwrap, ...unconfinedBwrapArgs(req.cwd), "--"];
     }
     const problem = await programProblem(program, req.cwd, env["PATH"]);
