@@ -5,7 +5,6 @@
  */
 import { existsSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
-import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createExecEnvironment } from "../../src/sandbox/index.js";
@@ -45,14 +44,15 @@ describeSandbox("workspace-write", () => {
     expect(existsSync(path.join(outside, "g.txt"))).toBe(false);
 
     // Its own /tmp, empty at start, is TMPDIR; the host's temporary directory is not there.
-    const own = await run(env, ["bash", "-c", 'ls -A /tmp; echo "$TMPDIR" > /tmp/t.txt && cat /tmp/t.txt'], {
+    const name = `sbtest-private-${process.pid}-${Date.now()}.txt`;
+    const own = await run(env, ["bash", "-c", `ls -A /tmp; echo "$TMPDIR" > /tmp/${name} && cat /tmp/${name}`], {
       cwd: workspace,
     });
     expect(own).toEqual({ exitCode: 0, output: "/tmp\n" });
+    expect(existsSync(path.join("/tmp", name))).toBe(false);
     const hostTmp = await run(env, ["touch", path.join(tmp, "t.txt")], { cwd: workspace });
     expect(hostTmp.exitCode).not.toBe(0);
     expect(existsSync(path.join(tmp, "t.txt"))).toBe(false);
-    expect(existsSync(path.join(os.tmpdir(), "t.txt"))).toBe(false);
   });
 
   it("writableRoots adds a root (and only that one)", async () => {

@@ -61,6 +61,8 @@ async function attack(end: "exit" | "sigkill"): Promise<void> {
     { cwd, env: { ...process.env, TMPDIR: hostTmp }, stdio: ["ignore", "pipe", "pipe"] },
   );
   started.push(host);
+  // Listened for at once: in "exit" mode the host may end before the test looks.
+  const exited = once(host, "exit");
   let output = "";
   host.stdout.setEncoding("utf8").on("data", (c: string) => (output += c));
   host.stderr.setEncoding("utf8").on("data", (c: string) => (output += c));
@@ -69,7 +71,6 @@ async function attack(end: "exit" | "sigkill"): Promise<void> {
   expect(output).not.toContain("wrote");
   const guardedPid = Number(/guarded (\d+)/.exec(output)?.[1]);
   expect(guardedPid).toBeGreaterThan(1);
-  const exited = once(host, "exit");
   if (end === "sigkill") host.kill("SIGKILL");
   await exited;
   // The watchdog did run: the group the host listed is gone ...
@@ -80,6 +81,7 @@ async function attack(end: "exit" | "sigkill"): Promise<void> {
 }
 
 describeSandbox("the watchdog keeps no state a sandboxed command can write (S8)", () => {
-  it("an unrelated setsid sleep survives the host's normal exit", () => attack("exit"));
-  it("an unrelated setsid sleep survives the host's SIGKILL", () => attack("sigkill"));
+  // Generous: a host under tsx on a loaded machine takes seconds to start.
+  it("an unrelated setsid sleep survives the host's normal exit", () => attack("exit"), 90_000);
+  it("an unrelated setsid sleep survives the host's SIGKILL", () => attack("sigkill"), 90_000);
 });
