@@ -121,5 +121,7 @@ export function bwrapArgs(sandbox: Sandbox, writable: readonly string[], cwd: st
  */
 export function unconfinedBwrapArgs(cwd: string): string[] {
   // `--dev-bind / /`: one recursive bind with devices usable (`--bind` would make /dev nodev).
+  // No `--new-session`: the command stays in the host's process group for it, so a timeout's
+  // SIGTERM reaches it before the SIGKILL (bubblewrap does not pass signals on).
   return ["--dev-bind", "/", "/", "--proc", "/proc", "--unshare-pid", "--die-with-parent", "--chdir", cwd];
 }
