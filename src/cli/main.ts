@@ -141,7 +141,7 @@ ${CONTAINER_OPTIONS.replace("container options:", "container options (exec, serv
 
 config file (toml; snake_case keys in .json too):
   [tools] [runtime] [permissions] [hooks] [mcp_servers.NAME]
-  [sandbox]          mode, writable_roots, network_access, readable_roots
+  [sandbox]          mode, writable_roots, network_access, readable_roots, allow_unix_sockets
                      (relative roots resolve against the config file's directory;
                      network_access = ["example.com", "*.example.com"]: only those domains,
                      through a proxy)

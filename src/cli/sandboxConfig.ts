@@ -33,7 +33,7 @@ export const SANDBOX_CONFIG_KEYS = [
   "docker",
 ] as const;
 
-const SANDBOX_KEYS = ["mode", "writable_roots", "network_access", "readable_roots"] as const;
+const SANDBOX_KEYS = ["mode", "writable_roots", "network_access", "readable_roots", "allow_unix_sockets"] as const;
 const WORKSPACE_WRITE_KEYS = ["writable_roots", "network_access"] as const;
 const ENV_POLICY_KEYS = ["inherit", "ignore_default_excludes", "exclude", "include_only", "set"] as const;
 
@@ -61,7 +61,7 @@ function agree<T>(file: string, a: { key: string; value: T | undefined }, b: { k
 }
 
 /**
- * `[sandbox]` (mode, writable_roots, network_access, readable_roots) and Codex's names for the
+ * `[sandbox]` (mode, writable_roots, network_access, readable_roots, allow_unix_sockets) and Codex's names for the
  * same settings: top-level `sandbox_mode` and `[sandbox_workspace_write]`. A setting given in
  * both places must agree. Relative roots are resolved against the config file's directory
  * (where the user wrote them), not the turn's cwd. Undefined when the file says nothing.
@@ -96,6 +96,7 @@ export function parseSandboxSettings(root: Section): SandboxSettings | undefined
     { key: "sandbox_workspace_write.network_access", value: codex?.boolean("network_access") },
   );
   const readableRoots = roots(own, "readable_roots");
+  const allowUnixSockets = roots(own, "allow_unix_sockets");
 
   if (own === undefined && codex === undefined && mode === undefined) return undefined;
   const settings: SandboxSettings = {};
@@ -104,6 +105,7 @@ export function parseSandboxSettings(root: Section): SandboxSettings | undefined
   if (Array.isArray(networkAccess)) settings.allowedDomains = networkAccess;
   else if (networkAccess !== undefined) settings.networkAccess = networkAccess;
   if (readableRoots !== undefined) settings.readableRoots = readableRoots;
+  if (allowUnixSockets !== undefined) settings.allowUnixSockets = allowUnixSockets;
   return settings;
 }
 

@@ -1,7 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
-import { homedir } from "node:os";
 import path from "node:path";
 import { auth, extractWWWAuthenticateParams, type OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import { ClientCredentialsProvider, PrivateKeyJwtProvider } from "@modelcontextprotocol/sdk/client/auth-extensions.js";
@@ -13,7 +12,7 @@ import type {
 } from "@modelcontextprotocol/sdk/shared/auth.js";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { Logger } from "pino";
-import { errorMessage, PACKAGE_VERSION } from "../util/index.js";
+import { errorMessage, PACKAGE_VERSION, toolcallHome } from "../util/index.js";
 import type { McpOAuthConfig, McpServerConfig } from "./config.js";
 
 /** Called with the URL a person opens to authorize a server (authorization code + PKCE). */
@@ -22,10 +21,7 @@ export type McpAuthorizationHandler = (url: URL, ctx: { server: string }) => voi
 /** How long `toolcall mcp login` (or an embedder) waits for the browser to come back. */
 export const AUTHORIZATION_TIMEOUT_MS = 5 * 60 * 1000;
 
-/** `$TOOLCALL_HOME` (default `~/.toolcall`): where OAuth tokens are kept. */
-export function toolcallHome(): string {
-  return process.env["TOOLCALL_HOME"] || path.join(homedir(), ".toolcall");
-}
+export { toolcallHome };
 
 /** What is kept per server: tokens (with when they were saved), the registered client, the loopback port. */
 interface Stored {

@@ -29,6 +29,11 @@ export interface TrackOptions {
    * cancels a turn on Ctrl-C keeps its MCP servers), which only dies with the host.
    */
   forwardHostSignals?: boolean;
+  /**
+   * Default true: list the group with the watchdog (watchdog.ts). False for a program the
+   * kernel already ends with the host (bubblewrap's `--die-with-parent` and PID namespace).
+   */
+  watchdog?: boolean;
 }
 
 interface TrackedGroup {
@@ -79,10 +84,11 @@ export function trackProcessGroup(pgid: number, opts: TrackOptions = {}): () => 
   const group: TrackedGroup = { pgid, forwardHostSignals: opts.forwardHostSignals ?? false };
   if (!hooked()) setHostHooks(true);
   tracked.add(group);
-  watch(pgid, true);
+  const watched = opts.watchdog ?? true;
+  if (watched) watch(pgid, true);
   return () => {
     if (!tracked.delete(group)) return;
-    watch(pgid, false);
+    if (watched) watch(pgid, false);
     if (!hooked()) setHostHooks(false);
   };
 }

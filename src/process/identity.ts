@@ -22,7 +22,8 @@ function bootId(): string {
   }
 }
 
-function startTime(pid: number): string | undefined {
+/** A process's start time in clock ticks since boot (`/proc/{pid}/stat` field 22); undefined without /proc or once it is gone. */
+export function startTime(pid: number): string | undefined {
   try {
     const text = readFileSync(`/proc/${pid}/stat`, "utf8");
     // Fields after `pid (comm) `: state is the 3rd field, starttime the 22nd.

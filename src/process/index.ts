@@ -24,4 +24,5 @@ export {
   type NetworkBridgeOptions,
 } from "./netBridge.js";
 export { NET_BRIDGE_ENTRY, netBridgeArgv } from "./netBridgeEntry.js";
+export { watchCommand } from "./watchdog.js";
 export { cachedLookup, findExecutable, forgetProgram, programProblem } from "./which.js";

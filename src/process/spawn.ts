@@ -52,6 +52,8 @@ export async function spawnGroup(
      * its command runs on inside the container), which the caller stops its own way.
      */
     forwardHostSignals?: boolean;
+    /** True for a program the kernel ends with the host (bubblewrap's `--die-with-parent`): no watchdog entry. */
+    diesWithHost?: boolean;
   },
 ): Promise<GroupChild> {
   const child = spawn(program, args, { cwd: opts.cwd, env: opts.env, detached: true, stdio: opts.stdio });
@@ -77,7 +79,10 @@ export async function spawnGroup(
   // next tick. With one it runs: tracked at once, before any other code of the host runs (waiting
   // for the `spawn` event cost a tick and left the group untracked meanwhile).
   if (pgid === undefined) throw await new Promise<Error>((resolve) => child.once("error", resolve));
-  const untrack = trackProcessGroup(pgid, { forwardHostSignals: opts.forwardHostSignals ?? true });
+  const untrack = trackProcessGroup(pgid, {
+    forwardHostSignals: opts.forwardHostSignals ?? true,
+    watchdog: opts.diesWithHost !== true,
+  });
   return { child, pgid, closed, hasClosed: () => isClosed, exited, untrack };
 }
 

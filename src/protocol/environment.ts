@@ -9,7 +9,7 @@ export type SandboxMode = "read-only" | "workspace-write" | "danger-full-access"
 
 export interface SandboxPolicy {
   mode: SandboxMode;
-  /** `workspace-write` may also write the turn's cwd and `os.tmpdir()`. */
+  /** `workspace-write` may also write the turn's cwd (and commands their private `/tmp`). */
   writableRoots?: string[];
   /** Default false: commands get no network (bubblewrap `--unshare-net`). */
   networkAccess?: boolean;
@@ -22,13 +22,22 @@ export interface SandboxPolicy {
   allowedDomains?: string[];
   /** Default: everywhere. When given, the file tools read nothing else and commands see nothing else. */
   readableRoots?: string[];
+  /**
+   * Host Unix sockets sandboxed commands may reach (e.g. an ssh-agent's). Default none: every
+   * other host socket is hidden and creating a Unix socket is refused (seccomp).
+   */
+  allowUnixSockets?: string[];
 }
 
 /** Which variables a command sees (Codex `shell_environment_policy`). */
 export interface EnvironmentPolicy {
   /** Default "all"; "core" = HOME LOGNAME PATH SHELL USER USERNAME TMPDIR TEMP TMP LANG LC_* TERM. */
   inherit?: "all" | "core" | "none";
-  /** Default false: names matching `*KEY*`, `*SECRET*`, `*TOKEN*` (case-insensitive) are dropped. */
+  /**
+   * Default false: names matching `*KEY*`, `*SECRET*`, `*TOKEN*`, `*PASSWORD*`, `*PASSWD*`,
+   * `*_PASS`, `*CREDENTIAL*`, `*AUTH*` (not `*AUTHOR*`), `*_PAT`, `*COOKIE*` (case-insensitive),
+   * and values holding a URL with a password (`scheme://user:pw@host`), are dropped.
+   */
   ignoreDefaultExcludes?: boolean;
   /** Name globs (`*`, `?`; case-insensitive) to drop. */
   exclude?: string[];
@@ -135,8 +144,9 @@ export interface FileOps {
 export interface ExecEnvironment {
   readonly kind: string;
   /** The resolved sandbox policy (roots are real paths); the permission stage reads its roots. */
-  readonly sandbox: Readonly<Required<Omit<SandboxPolicy, "readableRoots" | "allowedDomains">>> & {
+  readonly sandbox: Readonly<Required<Omit<SandboxPolicy, "readableRoots" | "allowedDomains" | "allowUnixSockets">>> & {
     readableRoots?: readonly string[];
+    allowUnixSockets?: readonly string[];
     /** The allowlist, with the domains a person allowed since (see `allowDomains`). */
     allowedDomains?: readonly string[];
   };

@@ -48,7 +48,12 @@ export const texts = {
   /** The sandbox (DESIGN section 12). */
   sandboxUnavailable: "sandbox unavailable: bubblewrap (bwrap) is not installed; install it or use danger-full-access",
   outsideWritableRoots: (path: string): string => `denied by sandbox: ${path} is outside the writable roots`,
-  insideGitDir: (path: string): string => `denied by sandbox: ${path} is inside .git, which stays read-only`,
+  /** A path through a protected directory (`.git`, `.claude`, `.codex`) or a protected file (`.bashrc`, ...). */
+  protectedPath: (path: string, name: string, dir: boolean): string =>
+    dir
+      ? `denied by sandbox: ${path} is inside ${name}, which stays read-only`
+      : `denied by sandbox: ${path} is a ${name} file, which stays read-only`,
+  secretPath: (path: string): string => `denied by sandbox: ${path} holds credentials, which the sandbox does not read`,
   outsideReadableRoots: (path: string): string => `denied by sandbox: ${path} is outside the readable roots`,
   notRegularFile: (path: string): string => `${path} is not a regular file`,
   escalateCommand: "command failed in the sandbox; run it again without the sandbox?",

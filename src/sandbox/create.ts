@@ -1,5 +1,4 @@
 import { stat } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import path from "node:path";
 import type { EnvironmentPolicy, ExecEnvironment, FileOps, SandboxMode, SandboxPolicy } from "../protocol/index.js";
 import type { TurnContext } from "../turn/index.js";
@@ -17,13 +16,20 @@ export interface ExecEnvironmentOptions {
   cwd: string;
   /** Default `{ mode: "danger-full-access" }`: the library runs commands unconfined unless told otherwise. */
   sandbox?: SandboxPolicy;
-  /** Default: inherit everything but the names matching `*KEY*`, `*SECRET*`, `*TOKEN*`. */
+  /** Default: inherit everything but secrets (DESIGN section 12, the environment policy). */
   env?: EnvironmentPolicy;
   /**
    * Where the network allowlist's proxy connects a host name it allows (an address, or another
    * name). Default: the system's resolver. For tests, and embedders with their own resolution.
    */
   resolveHost?: (host: string) => Promise<string> | string;
+  /**
+   * Default true: where bubblewrap runs, an unsandboxed command (`danger-full-access`, an
+   * approved escalation, a hook) gets its own PID namespace, so nothing it starts outlives it.
+   * False runs it directly: set-uid programs (`sudo`) work and its pids are the host's, but a
+   * child that leaves its process group (`setsid`, `setpgid`) outlives the call.
+   */
+  pidNamespace?: boolean;
 }
 
 function stringList(value: unknown, where: string): string[] | undefined {
@@ -39,13 +45,16 @@ export function validateSandboxPolicy(policy: unknown, where = "sandbox"): Sandb
     throw new TypeError(`${where} must be an object`);
   const p = policy as Record<string, unknown>;
   for (const key of Object.keys(p)) {
-    if (!["mode", "writableRoots", "networkAccess", "readableRoots", "allowedDomains"].includes(key))
+    if (
+      !["mode", "writableRoots", "networkAccess", "readableRoots", "allowedDomains", "allowUnixSockets"].includes(key)
+    )
       throw new TypeError(`${where}.${key} is not a known option`);
   }
   if (!MODES.includes(p["mode"] as SandboxMode))
     throw new TypeError(`${where}.mode must be one of ${MODES.join(", ")}, got ${JSON.stringify(p["mode"])}`);
   stringList(p["writableRoots"], `${where}.writableRoots`);
   stringList(p["readableRoots"], `${where}.readableRoots`);
+  stringList(p["allowUnixSockets"], `${where}.allowUnixSockets`);
   if (p["networkAccess"] !== undefined && typeof p["networkAccess"] !== "boolean")
     throw new TypeError(`${where}.networkAccess must be a boolean`);
   if (p["allowedDomains"] === undefined) return p as unknown as SandboxPolicy;
@@ -70,8 +79,7 @@ export async function createExecEnvironment(opts: ExecEnvironmentOptions): Promi
   const policy = validateSandboxPolicy(opts.sandbox ?? { mode: "danger-full-access" });
   const filter = environmentFilter(validateEnvironmentPolicy(opts.env));
   const resolve = (roots: readonly string[] | undefined): string[] => (roots ?? []).map((r) => path.resolve(cwd, r));
-  const writable =
-    policy.mode === "workspace-write" ? await realRoots([cwd, ...resolve(policy.writableRoots), tmpdir()]) : [];
+  const writable = policy.mode === "workspace-write" ? await realRoots([cwd, ...resolve(policy.writableRoots)]) : [];
   const readable =
     policy.readableRoots === undefined
       ? undefined
@@ -84,9 +92,12 @@ export async function createExecEnvironment(opts: ExecEnvironmentOptions): Promi
     networkAccess: policy.networkAccess ?? false,
     ...(readable !== undefined && { readableRoots: readable }),
     ...(domains !== undefined && { allowedDomains: domains }),
+    ...(policy.allowUnixSockets !== undefined && { allowUnixSockets: resolve(policy.allowUnixSockets) }),
   };
+  if (opts.pidNamespace !== undefined && typeof opts.pidNamespace !== "boolean")
+    throw new TypeError("pidNamespace must be a boolean");
   const network = domains === undefined ? undefined : new NetworkAllowlist(domains, writable, opts.resolveHost);
-  return new LocalEnvironment(cwd, sandbox, writable, readable, filter, network);
+  return new LocalEnvironment(cwd, sandbox, writable, readable, filter, opts.pidNamespace ?? true, network);
 }
 
 let fallback: ExecEnvironment | undefined;

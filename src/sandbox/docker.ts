@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { realpath, stat } from "node:fs/promises";
 import path from "node:path";
-import { onHostExit, ownIdentity, spawnGroup } from "../process/index.js";
+import { onHostExit, ownIdentity, spawnGroup, watchCommand } from "../process/index.js";
 import {
   FunctionCallError,
   type EnvironmentPolicy,
@@ -89,6 +89,8 @@ export class DockerEnvironment implements ExecEnvironment {
   private started: Promise<void> | undefined;
   private closed = false;
   private removeAtExit: (() => void) | undefined;
+  /** The watchdog's `docker rm -f` for a SIGKILLed host (security review R5). */
+  private removeAtDeath: (() => void) | undefined;
   private readonly hostChecks: LocalEnvironment;
 
   constructor(
@@ -124,6 +126,8 @@ export class DockerEnvironment implements ExecEnvironment {
     this.removeAtExit ??= onHostExit(() => {
       this.cli.removeDetached(this.container);
     });
+    const removal = this.cli.removeCommand(this.container);
+    if (removal !== undefined) this.removeAtDeath ??= watchCommand(removal);
     const network = this.opts.network;
     await this.cli.run([
       "run",
@@ -220,6 +224,7 @@ export class DockerEnvironment implements ExecEnvironment {
       if (!/No such container/i.test(errorMessage(err))) throw err;
     } finally {
       this.removeAtExit();
+      this.removeAtDeath?.();
     }
   }
 }

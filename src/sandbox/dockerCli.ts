@@ -8,6 +8,9 @@ export const LABEL = {
   start: "toolcall.start",
 } as const;
 
+/** `word` as one `/bin/sh` word. */
+const shellQuote = (word: string): string => `'${word.replaceAll("'", `'\\''`)}'`;
+
 /** Long enough for a `docker run` that pulls its image; a hung engine still gets an answer. */
 const DOCKER_TIMEOUT_MS = 120_000;
 
@@ -47,6 +50,18 @@ export class DockerCli {
   /** `docker rm -f` that outlives this process: for the host's exit. */
   removeDetached(container: string): void {
     spawnDetached(this.binary, ["rm", "-f", container], this.env);
+  }
+
+  /**
+   * The same as a `/bin/sh` command line, for the watchdog to run should the host be SIGKILLed
+   * (src/process/watchdog.ts): the CLI's own variables as assignments, then the CLI. Undefined
+   * when some value cannot be one line.
+   */
+  removeCommand(container: string): string | undefined {
+    const assignments = Object.entries(this.env).map(([name, value]) => `${name}=${shellQuote(value)}`);
+    const words = [this.binary, "rm", "-f", container].map(shellQuote);
+    const line = [...assignments, ...words].join(" ");
+    return /[\n\r]/.test(line) ? undefined : line;
   }
 }
 

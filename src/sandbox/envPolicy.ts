@@ -15,8 +15,27 @@ const CORE_VARS = [
   "LC_*",
   "TERM",
 ];
-/** Dropped unless `ignoreDefaultExcludes` (Codex's defaults). */
-const DEFAULT_EXCLUDES = ["*KEY*", "*SECRET*", "*TOKEN*"];
+/**
+ * Dropped unless `ignoreDefaultExcludes`: Codex's three, and the other names secrets go by
+ * (security review S15). Not `*SESSION*`: its secrets already match `*TOKEN*`/`*SECRET*`/
+ * `*COOKIE*`, and the rest (XDG_SESSION_*, DESKTOP_SESSION) describe the session programs run in.
+ */
+const DEFAULT_EXCLUDES = [
+  "*KEY*",
+  "*SECRET*",
+  "*TOKEN*",
+  "*PASSWORD*",
+  "*PASSWD*",
+  "*_PASS",
+  "*CREDENTIAL*",
+  "*AUTH*",
+  "*_PAT",
+  "*COOKIE*",
+];
+/** Names a default exclude matches that hold no secret: `*AUTH*` must not take git's author. */
+const DEFAULT_KEEPS = ["*AUTHOR*"];
+/** A URL carrying a password anywhere in a value (`postgres://user:pw@host/db`): dropped with the defaults. */
+const URL_WITH_PASSWORD = /[a-z][a-z0-9+.-]*:\/\/[^\s/@:]*:[^\s/@]+@/i;
 const INHERIT = new Set(["all", "core", "none"]);
 /** Names whose inheritance a filter remembers (a host has a few dozen). */
 const MAX_DECIDED_NAMES = 4_096;
@@ -69,14 +88,19 @@ export function validateEnvironmentPolicy(policy: unknown, where = "env"): Envir
 }
 
 /**
- * The variables a command gets (Codex `create_env`): inherit, drop the default excludes, drop
- * `exclude`, keep only `includeOnly`, then `set` (last, so it survives `includeOnly`).
+ * The variables a command gets (Codex `create_env`): inherit, drop the default excludes (names,
+ * and values holding a URL with a password), drop `exclude`, keep only `includeOnly`, then
+ * `set` (last, so it survives `includeOnly`, and never judged by its value).
  * Returns a function of the host's environment, the globs compiled once.
  */
 export function environmentFilter(policy: EnvironmentPolicy = {}): (base: NodeJS.ProcessEnv) => Record<string, string> {
   const inherit = policy.inherit ?? "all";
   const core = globMatcher(CORE_VARS);
-  const dropped = globMatcher([...(policy.ignoreDefaultExcludes ? [] : DEFAULT_EXCLUDES), ...(policy.exclude ?? [])]);
+  const defaults = policy.ignoreDefaultExcludes !== true;
+  const byDefault = globMatcher(defaults ? DEFAULT_EXCLUDES : []);
+  const keptByDefault = globMatcher(DEFAULT_KEEPS);
+  const excluded = globMatcher(policy.exclude ?? []);
+  const dropped = (name: string): boolean => (byDefault(name) && !keptByDefault(name)) || excluded(name);
   const only = policy.includeOnly && policy.includeOnly.length > 0 ? globMatcher(policy.includeOnly) : undefined;
   const set = Object.entries(policy.set ?? {});
   const inherited = (name: string): boolean =>
@@ -96,7 +120,7 @@ export function environmentFilter(policy: EnvironmentPolicy = {}): (base: NodeJS
         }
         if (!keep) continue;
         const value = base[name];
-        if (value !== undefined) out[name] = value;
+        if (value !== undefined && !(defaults && URL_WITH_PASSWORD.test(value))) out[name] = value;
       }
     }
     for (const [name, value] of set) out[name] = value;

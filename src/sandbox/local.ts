@@ -5,6 +5,7 @@ import {
   releaseGroup,
   signalSessions,
   programProblem,
+  runProgram,
   spawnGroup,
   terminateProcessGroup,
   type GroupChild,
@@ -21,16 +22,49 @@ import {
 import { errorMessage } from "../util/index.js";
 import { realpath, stat } from "node:fs/promises";
 import path from "node:path";
-import { Readable } from "node:stream";
-import { bwrapArgs } from "./bwrap.js";
+import { Readable, type Writable } from "node:stream";
+import { bwrapArgs, sandboxSeccomp, SECCOMP_FD, unconfinedBwrapArgs } from "./bwrap.js";
 import type { NetworkAllowlist } from "./netAllowlist.js";
 import { HelperClient } from "./helper/client.js";
 import { localFileOps } from "./helper/ops.js";
 import { helperScript } from "./helper/script.js";
+import { seccompProblem } from "./seccomp.js";
 import { ptyArgv } from "./pty.js";
-import { inGitDir, realTargets, rootOf } from "./roots.js";
+import { isSecret } from "./hiddenPaths.js";
+import { PROTECTED_DIRS, protectedName, walk as walkProtected } from "./protectedPaths.js";
+import { isWithin, realTargets, rootOf } from "./roots.js";
 
 const findBwrap = cachedLookup("bwrap");
+
+/** Writes the seccomp program to bubblewrap's SECCOMP_FD, which it reads to the end before it runs anything. */
+function sendSeccomp(started: GroupChild, program: Buffer): void {
+  const pipe = started.child.stdio[SECCOMP_FD] as Writable | null | undefined;
+  // A bubblewrap that failed before reading it closes the pipe: its own exit reports why.
+  pipe?.on("error", () => undefined);
+  pipe?.end(program);
+}
+
+const namespaceProbes = new Map<string, Promise<boolean>>();
+
+/**
+ * Can bubblewrap give an unsandboxed command its own PID namespace here (not inside a container
+ * that forbids namespaces)? Asked once per bubblewrap; without it such commands run as before,
+ * their process group killed at the end (what escapes that is in the README).
+ */
+function pidNamespaceWorks(bwrap: string): Promise<boolean> {
+  let probe = namespaceProbes.get(bwrap);
+  if (probe === undefined) {
+    probe = runProgram(bwrap, [...unconfinedBwrapArgs("/"), "--", "true"], {
+      env: { PATH: process.env["PATH"] ?? "" },
+      timeoutMs: 30_000,
+    }).then(
+      (r) => r.code === 0,
+      () => false,
+    );
+    namespaceProbes.set(bwrap, probe);
+  }
+  return probe;
+}
 
 /**
  * A started group as the seam's `SpawnedProcess`. With a PTY the command leads its own session
@@ -79,6 +113,8 @@ export class LocalEnvironment implements ExecEnvironment {
     private readonly writable: readonly string[],
     private readonly readable: readonly string[] | undefined,
     private readonly environment: (base: NodeJS.ProcessEnv) => Record<string, string>,
+    /** Unsandboxed commands in their own PID namespace where bubblewrap runs (ExecEnvironmentOptions.pidNamespace). */
+    private readonly pidNamespace = true,
     private readonly network?: NetworkAllowlist,
   ) {
     this.kind = sandbox.mode === "danger-full-access" ? "local" : "bubblewrap";
@@ -93,27 +129,31 @@ export class LocalEnvironment implements ExecEnvironment {
   private async startHelper(): Promise<GroupChild> {
     const bwrap = await findBwrap(process.env["PATH"]);
     if (!bwrap) throw FunctionCallError.respondToModel(texts.sandboxUnavailable);
+    const problem = seccompProblem();
+    if (problem !== undefined) throw FunctionCallError.respondToModel(problem);
     const [script, node] = await Promise.all([helperScript(), realpath(process.execPath)]);
     const readable = this.sandbox.readableRoots;
     const sandbox =
       readable === undefined
         ? this.sandbox
         : { ...this.sandbox, readableRoots: [...readable, path.dirname(node), path.dirname(script)] };
-    const args = await bwrapArgs(sandbox, this.writable, this.cwd);
-    // Its own group, tracked: the host's watchdog kills it too should --die-with-parent not.
-    return spawnGroup(bwrap, [...args, "--", node, script], {
+    // Its own group; bubblewrap's --die-with-parent and PID namespace end it with the host.
+    const started = await spawnGroup(bwrap, [...bwrapArgs(sandbox, this.writable, this.cwd), "--", node, script], {
       cwd: this.cwd,
       env: { PATH: "/usr/bin:/bin" },
-      stdio: "pipe",
+      stdio: ["pipe", "pipe", "pipe", "pipe"],
       forwardHostSignals: false,
+      diesWithHost: true,
     });
+    sendSeccomp(started, sandboxSeccomp(this.sandbox));
+    return started;
   }
 
-  /** Ends the resident helper (a later file operation starts none). */
   allowDomains(hosts: readonly string[]): void {
     this.network?.allow(hosts);
   }
 
+  /** Ends the resident helper (a later file operation starts a new one) and the network proxy. */
   async close(): Promise<void> {
     await Promise.all([this.helper?.close(), this.network?.close()]);
   }
@@ -123,33 +163,43 @@ export class LocalEnvironment implements ExecEnvironment {
     const env = Object.assign(this.environment(process.env), req.env);
     const program = req.argv[0] ?? "";
     let prefix: readonly string[] = [];
-    if (req.sandboxed !== false && this.kind === "bubblewrap") {
-      // Never a silent fallback to no sandbox.
-      const bwrap = await findBwrap(process.env["PATH"]);
+    let seccomp: Buffer | undefined;
+    const sandboxed = req.sandboxed !== false && this.kind === "bubblewrap";
+    const bwrap = await findBwrap(process.env["PATH"]);
+    if (sandboxed) {
+      // Never a silent fallback to no sandbox (nor to one without its seccomp filter).
       if (!bwrap) throw FunctionCallError.respondToModel(texts.sandboxUnavailable);
+      const problem = seccompProblem();
+      if (problem !== undefined) throw FunctionCallError.respondToModel(problem);
+      seccomp = sandboxSeccomp(this.sandbox);
       const route = await this.network?.route(this.readable !== undefined).catch((err: unknown) => {
         throw FunctionCallError.respondToModel(`network proxy unavailable: ${errorMessage(err)}`);
       });
       prefix = [
         bwrap,
-        ...(await bwrapArgs(this.sandbox, this.writable, req.cwd, route?.mounts)),
+        ...bwrapArgs(this.sandbox, this.writable, req.cwd, route?.mounts),
         "--",
         ...(route?.wrapper ?? []),
       ];
+      // The host's temporary directory is not there: the sandbox's own /tmp is.
+      for (const name of ["TMPDIR", "TMP", "TEMP"]) if (name === "TMPDIR" || name in env) env[name] = "/tmp";
+    } else if (this.pidNamespace && bwrap && (await pidNamespaceWorks(bwrap))) {
+      prefix = [bwrap, ...unconfinedBwrapArgs(req.cwd), "--"];
     }
     const problem = await programProblem(program, req.cwd, env["PATH"]);
     if (problem !== undefined) throw FunctionCallError.respondToModel(problem);
     const command = req.tty === true ? await ptyArgv(req.argv, env) : req.argv;
     const [file = program, ...args] = [...prefix, ...command];
     try {
-      return spawned(
-        await spawnGroup(file, args, {
-          cwd: req.cwd,
-          env,
-          stdio: [req.stdin ?? "ignore", "pipe", "pipe"],
-        }),
-        req.tty === true,
-      );
+      const started = await spawnGroup(file, args, {
+        cwd: req.cwd,
+        env,
+        stdio: [req.stdin ?? "ignore", "pipe", "pipe", ...(seccomp ? ["pipe" as const] : [])],
+        // bubblewrap's --die-with-parent and PID namespace end it with the host.
+        diesWithHost: prefix.length > 0,
+      });
+      if (seccomp) sendSeccomp(started, seccomp);
+      return spawned(started, req.tty === true);
     } catch (err) {
       // A program found before may be gone (or no longer executable) since: look again.
       forgetProgram(program, req.cwd, env["PATH"]);
@@ -165,7 +215,11 @@ export class LocalEnvironment implements ExecEnvironment {
       for (const real of await realTargets(base, p)) {
         const root = rootOf(this.writable, real);
         if (root === undefined) throw new SandboxDenial(p, texts.outsideWritableRoots(p));
-        if (inGitDir(root, real)) throw new SandboxDenial(p, texts.insideGitDir(p));
+        const name = protectedName(root, real);
+        if (name !== undefined) throw new SandboxDenial(p, texts.protectedPath(p, name, PROTECTED_DIRS.has(name)));
+        // A `.git` file's gitdir target may be named anything.
+        if (walkProtected([root]).some((dir) => isWithin(dir, real)))
+          throw new SandboxDenial(p, texts.protectedPath(p, "a repository's git directory", true));
       }
     }
   }
@@ -174,8 +228,12 @@ export class LocalEnvironment implements ExecEnvironment {
     const base = opts.cwd ?? this.cwd;
     const abs = path.resolve(base, p);
     const readable = this.readable;
-    if (readable !== undefined && (await realTargets(base, p)).some((real) => rootOf(readable, real) === undefined))
+    const reals = await realTargets(base, p);
+    if (readable !== undefined && reals.some((real) => rootOf(readable, real) === undefined))
       throw new SandboxDenial(p, texts.outsideReadableRoots(p));
+    // Hidden from sandboxed commands, so from the readers too (a full-access command reads them anyway).
+    if (this.sandbox.mode !== "danger-full-access" && reals.some(isSecret))
+      throw new SandboxDenial(p, texts.secretPath(p));
     let st;
     try {
       st = await stat(abs);

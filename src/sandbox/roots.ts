@@ -82,9 +82,3 @@ export async function realRoots(roots: Iterable<string>): Promise<string[]> {
   }
   return [...out];
 }
-
-/** Is `real` (inside `root`) in the root's `.git`, which stays read-only (as Codex keeps it)? */
-export function inGitDir(root: string, real: string): boolean {
-  const first = path.relative(root, real).split(path.sep)[0];
-  return first === ".git";
-}

@@ -15,3 +15,5 @@ export {
 export { PACKAGE_VERSION } from "./version.js";
 export { parseJsonc } from "./jsonc.js";
 export { escapeXml } from "./xml.js";
+export { toolcallHome } from "./toolcallHome.js";
+export { reusedFor } from "./reused.js";

@@ -272,7 +272,7 @@ describe("sandbox flags and warnings (child process)", () => {
     for (const section of ["[sandbox]", "sandbox_mode", "[sandbox_workspace_write]", "[shell_environment_policy]"]) {
       expect(stdout).toContain(section);
     }
-    expect(stdout).toMatch(/writable_roots, network_access, readable_roots/);
+    expect(stdout).toMatch(/writable_roots, network_access, readable_roots, allow_unix_sockets/);
     expect(stdout).toMatch(/inherit = "all" \| "core" \| "none", ignore_default_excludes, exclude,\s+include_only/);
   });
 });

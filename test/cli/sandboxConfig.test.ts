@@ -16,6 +16,7 @@ describe("sandbox sections in the config", () => {
           'writable_roots = ["data", "../shared", "/opt/cache"]',
           "network_access = true",
           'readable_roots = ["./docs"]',
+          'allow_unix_sockets = ["/run/user/1000/ssh-agent.sock", "agent.sock"]',
         ].join("\n"),
       );
       expect(config.sandbox).toEqual({
@@ -23,6 +24,7 @@ describe("sandbox sections in the config", () => {
         writableRoots: [path.join(dir, "conf/data"), path.join(dir, "shared"), "/opt/cache"],
         networkAccess: true,
         readableRoots: [path.join(dir, "conf/docs")],
+        allowUnixSockets: ["/run/user/1000/ssh-agent.sock", path.join(dir, "conf/agent.sock")],
       });
       expect("shellEnvironmentPolicy" in config).toBe(false);
     });
@@ -160,7 +162,7 @@ describe("sandbox sections in the config", () => {
       "unknown [sandbox] key",
       "toolcall.toml",
       "[sandbox]\nnetwork = true\n",
-      /toolcall\.toml: unknown key sandbox\.network \(known keys: mode, writable_roots, network_access, readable_roots\)/,
+      /toolcall\.toml: unknown key sandbox\.network \(known keys: mode, writable_roots, network_access, readable_roots, allow_unix_sockets\)/,
     ],
     [
       "unknown [sandbox_workspace_write] key",

@@ -14,12 +14,13 @@ import {
   type HookMatcher,
 } from "../../src/policy/index.js";
 import { processAlive, processGroupAlive } from "../../src/process/index.js";
-import { texts } from "../../src/protocol/index.js";
-import { createExecEnvironment, environmentOf } from "../../src/sandbox/index.js";
-import { createTurnContext } from "../../src/turn/index.js";
+import { texts, type ExecEnvironment } from "../../src/protocol/index.js";
+import { createExecEnvironment } from "../../src/sandbox/index.js";
 import { setTimeout as delay } from "node:timers/promises";
 
 let dir: string;
+/** The hooks' environment: the tests follow the host's pids of hook processes, which a PID namespace would renumber. */
+let groupKill: ExecEnvironment;
 let logLines: Array<Record<string, unknown>>;
 let logger: Logger;
 /** Every pid a hook reported, SIGKILLed after the test in case it failed half-way. */
@@ -27,6 +28,7 @@ const seen: number[] = [];
 
 beforeEach(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), "hooks-"));
+  groupKill = await createExecEnvironment({ cwd: dir, pidNamespace: false });
   logLines = [];
   logger = pino(
     { level: "debug" },
@@ -85,7 +87,7 @@ function call(overrides: Partial<HookCallContext> = {}): HookCallContext {
     toolInput: { command: "git status" },
     toolUseId: "call_1",
     cwd: dir,
-    environment: environmentOf(createTurnContext()),
+    environment: groupKill,
     signal: new AbortController().signal,
     logger,
     ...overrides,

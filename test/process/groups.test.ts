@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
-import { readdirSync, statSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -161,29 +161,22 @@ describe("the host ending with tracked groups (a shell command's and an MCP serv
     },
   );
 
-  it("a SIGKILLed host's groups die by its watchdog, whose list stays bounded and is removed after", async () => {
+  it("a SIGKILLed host's groups die by its watchdog, whose list is in its memory only, nowhere on disk (S8)", async () => {
     const tmp = await mkdtemp(path.join(os.tmpdir(), "host-tmp-"));
     try {
-      let listBytes = 0;
+      let written: string[] = ["(not looked)"];
       const ended = await hostEnds(
         "wait",
         (host) => {
-          const [dir] = readdirSync(tmp).filter((d) => d.startsWith("toolcall-watchdog-"));
-          listBytes = statSync(path.join(tmp, dir ?? "none", "groups")).size;
+          // 1 000 groups came and went before the two live ones: nothing of it is a file.
+          // (tsx keeps its cache there: the one entry that is not the host's own.)
+          written = readdirSync(tmp).filter((name) => !name.startsWith("tsx-"));
           host.kill("SIGKILL");
         },
         { setup: "churn", tmpdir: tmp },
       );
       expect(ended).toEqual({ code: null, signal: "SIGKILL", after: "" });
-      // 10 000 groups came and went: the list was rewritten with the live ones.
-      expect(listBytes).toBeGreaterThan(0);
-      expect(listBytes).toBeLessThanOrEqual(64 * 1024 + 64);
-      await vi.waitFor(
-        () => {
-          expect(readdirSync(tmp).filter((d) => d.startsWith("toolcall-watchdog-"))).toEqual([]);
-        },
-        { timeout: 3_000, interval: 10 },
-      );
+      expect(written).toEqual([]);
     } finally {
       await rm(tmp, { recursive: true, force: true });
     }

@@ -1,6 +1,7 @@
 /**
  * Commands in bubblewrap (DESIGN section 12): what they may write and read, proved by what
- * they left on disk. Every "outside" directory lies outside os.tmpdir(), itself a writable root.
+ * they left on disk. Every "outside" directory lies outside os.tmpdir(); commands get a private
+ * /tmp and never see the host's.
  */
 import { existsSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
@@ -23,7 +24,7 @@ beforeAll(async () => {
 afterAll(() => scratch.cleanup());
 
 describeSandbox("workspace-write", () => {
-  it("writes the cwd and os.tmpdir(), not elsewhere", async () => {
+  it("writes the cwd and its private /tmp, not elsewhere (not the host's temporary directory)", async () => {
     const env = await createExecEnvironment({ cwd: workspace, sandbox: { mode: "workspace-write" } });
     expect(env.kind).toBe("bubblewrap");
 
@@ -42,9 +43,16 @@ describeSandbox("workspace-write", () => {
     expect((await run(env, ["touch", dotdot], { cwd: workspace })).output).toContain(RO);
     expect(existsSync(path.join(outside, "g.txt"))).toBe(false);
 
-    const inTmp = await run(env, ["touch", path.join(tmp, "t.txt")], { cwd: workspace });
-    expect(inTmp.exitCode).toBe(0);
-    expect(existsSync(path.join(tmp, "t.txt"))).toBe(true);
+    // Its own /tmp, empty at start, is TMPDIR; the host's temporary directory is not there.
+    const name = `sbtest-private-${process.pid}-${Date.now()}.txt`;
+    const own = await run(env, ["bash", "-c", `ls -A /tmp; echo "$TMPDIR" > /tmp/${name} && cat /tmp/${name}`], {
+      cwd: workspace,
+    });
+    expect(own).toEqual({ exitCode: 0, output: "/tmp\n" });
+    expect(existsSync(path.join("/tmp", name))).toBe(false);
+    const hostTmp = await run(env, ["touch", path.join(tmp, "t.txt")], { cwd: workspace });
+    expect(hostTmp.exitCode).not.toBe(0);
+    expect(existsSync(path.join(tmp, "t.txt"))).toBe(false);
   });
 
   it("writableRoots adds a root (and only that one)", async () => {
@@ -95,9 +103,12 @@ describeSandbox("workspace-write", () => {
 });
 
 describeSandbox("read-only", () => {
-  it("every write fails: cwd, os.tmpdir(), elsewhere", async () => {
+  it("every write fails: cwd, its /tmp (empty), elsewhere; the host's temporary directory is not there", async () => {
     const env = await createExecEnvironment({ cwd: workspace, sandbox: { mode: "read-only" } });
-    for (const target of [path.join(workspace, "ro.txt"), path.join(tmp, "ro.txt"), path.join(outside, "ro.txt")]) {
+    const hostTmp = await run(env, ["bash", "-c", `echo x > ${path.join(tmp, "ro.txt")}`], { cwd: workspace });
+    expect(hostTmp.exitCode).not.toBe(0);
+    expect(existsSync(path.join(tmp, "ro.txt"))).toBe(false);
+    for (const target of [path.join(workspace, "ro.txt"), "/tmp/ro.txt", path.join(outside, "ro.txt")]) {
       const result = await run(env, ["bash", "-c", `echo x > ${target}`], { cwd: workspace });
       expect(result.exitCode).not.toBe(0);
       expect(result.output).toContain(RO);

@@ -23,7 +23,7 @@ import {
 } from "../../src/index.js";
 import type { DockerEnvironment, DockerEnvironmentOptions } from "../../src/sandbox/index.js";
 import { runCommand } from "../../src/sandbox/index.js";
-import { collect, jsonLines, spawnCli, TSX } from "../cli/helpers.js";
+import { collect, jsonLines, processesWith, spawnCli, TSX } from "../cli/helpers.js";
 import { functionCall } from "../handlers/toolHarness.js";
 import {
   buildTestImage,
@@ -268,7 +268,7 @@ describeRequiring(await dockerProblem(), "Docker environment", () => {
     expect(docker(["ps", "-aq", "--filter", `label=toolcall.pid=${cli.pid}`]).trim()).toBe("");
   });
 
-  it("leaves no container behind a host that exits without close, or is killed by SIGKILL", async () => {
+  it("leaves no container behind a host that exits without close, or is killed by SIGKILL (its watchdog removes it: R5)", async () => {
     const host = (mode: "exit" | "wait") => {
       const child = spawn(process.execPath, ["--import", TSX, FIXTURE, image, ws, mode], {
         stdio: ["ignore", "pipe", "inherit"],
@@ -284,17 +284,48 @@ describeRequiring(await dockerProblem(), "Docker environment", () => {
       () => {
         expect(containersOf(exitedSession)).toEqual([]);
       },
-      { timeout: 10_000, interval: 100 },
+      { timeout: 30_000, interval: 100 },
     );
 
+    // SIGKILL: no hook runs; the host's watchdog runs its `docker rm -f`, with no later host.
     const killed = host("wait");
     const killedSession = await killed.session;
+    expect(containersOf(killedSession)).toHaveLength(1);
     killed.child.kill("SIGKILL");
     await once(killed.child, "exit");
-    // Nothing ran at the host's death: the container stays until the next environment starts.
-    expect(containersOf(killedSession)).toHaveLength(1);
-    await open();
-    expect(docker(["ps", "-aq", "--filter", `label=toolcall.session=${killedSession}`]).trim()).toBe("");
+    await vi.waitFor(
+      () => {
+        expect(containersOf(killedSession)).toEqual([]);
+      },
+      { timeout: 30_000, interval: 100 },
+    );
     expect(existsSync(ws)).toBe(true);
   });
+
+  it("a host whose watchdog died too leaves its container to the next environment's sweep", async () => {
+    const child = spawn(process.execPath, ["--import", TSX, FIXTURE, image, ws, "wait"], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    const session = await once(child.stdout, "data").then(([chunk]) => String(chunk).trim());
+    const watchdogs = await watchdogsOf(child.pid!);
+    expect(watchdogs).toHaveLength(1);
+    for (const pid of watchdogs) process.kill(pid, "SIGKILL");
+    child.kill("SIGKILL");
+    await once(child, "exit");
+    expect(containersOf(session)).toHaveLength(1);
+    await open();
+    expect(docker(["ps", "-aq", "--filter", `label=toolcall.session=${session}`]).trim()).toBe("");
+  });
 });
+
+/** The watchdog processes (src/process/watchdog.ts) the host `pid` started. */
+async function watchdogsOf(pid: number): Promise<number[]> {
+  const all = await processesWith("toolcall-watchdog");
+  const ppid = async (p: number): Promise<number> => {
+    const stat = await readFile(`/proc/${p}/stat`, "utf8").catch(() => "");
+    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+  };
+  const out: number[] = [];
+  for (const p of all) if ((await ppid(p)) === pid) out.push(p);
+  return out;
+}

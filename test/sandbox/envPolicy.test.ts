@@ -3,6 +3,7 @@
  * in every mode. Unit tests of the filter and its validation, then `env` through the shell
  * handler and `cat /proc/self/environ` through the runtime.
  */
+import { realpathSync } from "node:fs";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createToolRouter, createTurnContext, PermissionEngine, ToolCallRuntime } from "../../src/index.js";
 import type { EnvironmentPolicy } from "../../src/protocol/index.js";
@@ -39,6 +40,38 @@ describe("environmentFilter", () => {
     });
     // `*KEY*` is a substring match, as in Codex: MONKEY goes too.
     expect(environmentFilter({})(base)).not.toHaveProperty("MONKEY");
+  });
+
+  it("drops the other names secrets go by, and URLs with a password, by default (S15)", () => {
+    const leaked: NodeJS.ProcessEnv = {
+      A3REL_AUTH: "a",
+      A3REL_CREDENTIALS: "c",
+      A3REL_DB_URL: "postgres://u:pw2@h/db",
+      A3REL_PASS: "p",
+      A3REL_PASSWORD: "pw",
+      db_passwd: "pw",
+      A3REL_PAT: "pat",
+      SESSION_COOKIE: "sc",
+      A3REL_PRIVATE_KEY_PEM: "k",
+      SSH_AUTH_SOCK: "/run/user/0/ssh-agent",
+      PROXIES: "direct, http://alice:s3cret@proxy.example:8080",
+    };
+    const kept: NodeJS.ProcessEnv = {
+      // Not secrets, though near the patterns: git's author, desktop sessions, a URL without a password.
+      GIT_AUTHOR_NAME: "A",
+      GIT_AUTHOR_EMAIL: "a@example.com",
+      XDG_SESSION_TYPE: "tty",
+      DESKTOP_SESSION: "gnome",
+      PATTERN: "p",
+      BYPASS_CACHE: "1",
+      HOMEPAGE: "https://user@example.com/path",
+      EMAIL: "me@example.com",
+      NOTE: "http://example.com/a:b@c",
+    };
+    expect(environmentFilter()({ ...leaked, ...kept })).toEqual(kept);
+    expect(environmentFilter({ ignoreDefaultExcludes: true })({ ...leaked, ...kept })).toEqual({ ...leaked, ...kept });
+    // `set` is the embedder's own word: never judged by its value.
+    expect(environmentFilter({ set: { DB: "postgres://u:p@h/db" } })({})).toEqual({ DB: "postgres://u:p@h/db" });
   });
 
   it("ignoreDefaultExcludes keeps them", () => {
@@ -159,6 +192,9 @@ async function envThroughShell(
     const eq = line.indexOf("=");
     if (eq > 0) vars.set(line.slice(0, eq), line.slice(eq + 1));
   }
+  // bubblewrap, which gives every command its own PID namespace, sets PWD to the command's
+  // directory (as any shell does): that value, and only that one, is not the policy's.
+  if (vars.get("PWD") === cwd || vars.get("PWD") === realpathSync(cwd)) vars.delete("PWD");
   return vars;
 }
 

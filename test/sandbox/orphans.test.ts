@@ -8,6 +8,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { processAlive } from "../../src/process/index.js";
+import { createExecEnvironment, runCommand } from "../../src/sandbox/index.js";
 import { processesWith, TSX, uniqueMarker } from "../cli/helpers.js";
 import { describeSandbox, Scratch } from "./helpers.js";
 
@@ -44,15 +45,19 @@ async function until(probe: () => Promise<boolean>, what: () => string): Promise
 }
 
 /** Starts the host and waits until both sleeps run; returns their host pids. */
-async function startHost(mode: string): Promise<{ host: ChildProcess; bg: number; fg: number }> {
+async function startHost(mode: string, escape = false): Promise<{ host: ChildProcess; bg: number; fg: number }> {
   const bgMarker = uniqueMarker();
   let fgMarker = uniqueMarker();
   while (fgMarker === bgMarker) fgMarker = uniqueMarker();
   markers.push(bgMarker, fgMarker);
-  const host = spawn(process.execPath, ["--import", TSX, FIXTURE, mode, bgMarker, fgMarker], {
-    cwd,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const host = spawn(
+    process.execPath,
+    ["--import", TSX, FIXTURE, mode, bgMarker, fgMarker, ...(escape ? ["escape"] : [])],
+    {
+      cwd,
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   hosts.push(host);
   let output = "";
   host.stdout.setEncoding("utf8").on("data", (c: string) => (output += c));
@@ -79,8 +84,8 @@ async function sigkill(host: ChildProcess): Promise<void> {
 }
 
 /** SIGKILLs a host running the command in `mode`; neither sleep may survive it. */
-async function noSurvivors(mode: "workspace-write" | "danger-full-access"): Promise<void> {
-  const { host, bg, fg } = await startHost(mode);
+async function noSurvivors(mode: "workspace-write" | "danger-full-access", escape = false): Promise<void> {
+  const { host, bg, fg } = await startHost(mode, escape);
   await sigkill(host);
   await until(
     async () => !processAlive(bg) && !processAlive(fg),
@@ -94,7 +99,30 @@ describeSandbox("no orphans in bubblewrap", () => {
     noSurvivors("workspace-write"));
 });
 
+describeSandbox("no orphans without a sandbox, where bubblewrap gives each command its own PID namespace (R3)", () => {
+  it("SIGKILLing the host ends children that left the group (setsid) and the session (setpgid)", () =>
+    noSurvivors("danger-full-access", true));
+
+  it("the same in the sandbox", () => noSurvivors("workspace-write", true));
+
+  it("a setsid child dies with its call, not only with the host", async () => {
+    const marker = uniqueMarker();
+    markers.push(marker);
+    const env = await createExecEnvironment({ cwd, sandbox: { mode: "danger-full-access" } });
+    const result = await runCommand(
+      env,
+      { argv: ["bash", "-c", `setsid sleep ${marker} & sleep 0.2; echo started`], cwd },
+      { timeoutMs: 30_000 },
+    );
+    expect(result.exitCode).toBe(0);
+    await until(
+      async () => (await processesWith(marker)).length === 0,
+      () => "the setsid sleep to end with its call",
+    );
+  });
+});
+
 describe("no orphans without a sandbox", () => {
-  it("SIGKILLing the host ends the command and its background child (the host's watchdog)", () =>
+  it("SIGKILLing the host ends the command and its background child (its PID namespace; without bubblewrap, the watchdog)", () =>
     noSurvivors("danger-full-access"));
 });

@@ -55,7 +55,7 @@ async function expectDenied(e: ExecEnvironment, paths: string[], given: string, 
 const outsideText = (p: string): string => `denied by sandbox: ${p} is outside the writable roots`;
 
 describe("checkWrite", () => {
-  it("allows the cwd (existing or new nested paths), os.tmpdir(), and `..` that stays inside", async () => {
+  it("allows the cwd (existing or new nested paths) and `..` that stays inside", async () => {
     await expect(
       env.checkWrite([
         "a.txt",
@@ -65,9 +65,13 @@ describe("checkWrite", () => {
         "sub/../c.txt",
         "inside-link/d.txt",
         "inside-link/../e.txt",
-        path.join(os.tmpdir(), "anything.txt"),
       ]),
     ).resolves.toBeUndefined();
+  });
+
+  it("denies the host's temporary directory: commands get a private /tmp, never the host's", async () => {
+    const tmp = path.join(os.tmpdir(), "anything.txt");
+    await expectDenied(env, [tmp], tmp, outsideText(tmp));
   });
 
   it("denies a path outside, naming it as given", async () => {
@@ -109,7 +113,50 @@ describe("checkWrite", () => {
     for (const p of [".git/x", ".git/hooks/pre-commit", "git-link/config", ".git"]) {
       await expectDenied(env, [p], p, `denied by sandbox: ${p} is inside .git, which stays read-only`);
     }
-    await expect(env.checkWrite([".gitignore", "sub/.git/x"])).resolves.toBeUndefined();
+    await expect(env.checkWrite([".gitignore", "sub/.github/x", "sub/git/x"])).resolves.toBeUndefined();
+  });
+
+  it("keeps every nested repository's .git, a .git file's gitdir target and the protected files read-only (S11)", async () => {
+    const nested = path.join(ws, "vendor", "lib");
+    await mkdir(path.join(nested, ".git", "hooks"), { recursive: true });
+    // A submodule-style `.git` file pointing at a git directory with an ordinary name.
+    await mkdir(path.join(ws, "store", "modules-sub"), { recursive: true });
+    await mkdir(path.join(ws, "sm"), { recursive: true });
+    await writeFile(path.join(ws, "sm", ".git"), "gitdir: ../store/modules-sub\n");
+    for (const p of [
+      "vendor/lib/.git/config",
+      "vendor/lib/.git/hooks/post-checkout",
+      "a/b/c/.git/hooks/x",
+      "sm/.git",
+    ]) {
+      await expectDenied(env, [p], p, `denied by sandbox: ${p} is inside .git, which stays read-only`);
+    }
+    await expectDenied(
+      env,
+      ["store/modules-sub/config"],
+      "store/modules-sub/config",
+      "denied by sandbox: store/modules-sub/config is inside a repository's git directory, which stays read-only",
+    );
+    for (const name of [
+      ".gitmodules",
+      ".bashrc",
+      ".zshrc",
+      ".profile",
+      ".bash_profile",
+      ".mcp.json",
+      "toolcall.toml",
+    ]) {
+      for (const p of [name, `deep/er/${name}`]) {
+        await expectDenied(env, [p], p, `denied by sandbox: ${p} is a ${name} file, which stays read-only`);
+      }
+    }
+    for (const dir of [".claude", ".codex"]) {
+      const p = `x/${dir}/settings.json`;
+      await expectDenied(env, [p], p, `denied by sandbox: ${p} is inside ${dir}, which stays read-only`);
+    }
+    await expect(
+      env.checkWrite(["store/other/config", "notes/bashrc.txt", "toolcall.toml.md"]),
+    ).resolves.toBeUndefined();
   });
 
   it("read-only denies the cwd; danger-full-access allows everything", async () => {
@@ -160,7 +207,7 @@ describe("checkRead", () => {
     await writeFile(path.join(readable, "r.txt"), "r");
     await writeFile(path.join(ws, "w.txt"), "w");
     const e = await createExecEnvironment({ cwd: ws, sandbox: { mode: "workspace-write", readableRoots: [readable] } });
-    for (const p of [path.join(readable, "r.txt"), "w.txt", readable, path.join(os.tmpdir(), "t")]) {
+    for (const p of [path.join(readable, "r.txt"), "w.txt", readable]) {
       await expect(e.checkRead(p)).resolves.toBeUndefined();
     }
     for (const p of [

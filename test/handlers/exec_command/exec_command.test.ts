@@ -10,6 +10,7 @@ import {
   type TurnContext,
 } from "../../../src/index.js";
 import { processAlive } from "../../../src/process/index.js";
+import { createExecEnvironment } from "../../../src/sandbox/index.js";
 import { functionCall, patchRun, tempDir } from "../toolHarness.js";
 
 /*
@@ -23,7 +24,8 @@ let turn: TurnContext;
 beforeEach(async () => {
   ({ dir, cleanup } = await tempDir());
   router = await createToolRouter({ shell: "unified_exec", maxExecSessions: 3 });
-  turn = createTurnContext({ cwd: dir });
+  // The tests follow the host's pids of a session's processes: no PID namespace to renumber them.
+  turn = createTurnContext({ cwd: dir, environment: await createExecEnvironment({ cwd: dir, pidNamespace: false }) });
 });
 afterEach(async () => {
   await router.close();

@@ -7,6 +7,7 @@ import { findRipgrep } from "../../../src/handlers/grep_files/ripgrep.js";
 import type { ToolRegistration, TurnContext } from "../../../src/index.js";
 import { callTool, tempDir } from "../toolHarness.js";
 import { processAlive } from "../../../src/process/index.js";
+import { createExecEnvironment } from "../../../src/sandbox/index.js";
 
 // CI installs ripgrep (.ci/run); without it only the JS fallback runs here.
 const rgPath = await findRipgrep();
@@ -145,7 +146,8 @@ describe("grep_files", () => {
       toolsWith({ ripgrep: slow, timeoutMs: 200 }),
       "grep_files",
       { pattern: "x" },
-      { cwd: dir },
+      // The pid it records is the host's only without a PID namespace to renumber it.
+      { cwd: dir, environment: await createExecEnvironment({ cwd: dir, pidNamespace: false }) },
     );
     expect(out.success).toBe(false);
     expect(out.text).toBe("rg timed out after 0.2 seconds");

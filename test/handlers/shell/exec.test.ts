@@ -18,12 +18,17 @@ import {
   type TruncationPolicy,
 } from "../../../src/index.js";
 import { userShell } from "../../../src/handlers/shell/index.js";
+import type { ExecEnvironment } from "../../../src/protocol/index.js";
 import { createExecEnvironment, runCommand } from "../../../src/sandbox/index.js";
 import { processAlive } from "../../../src/process/index.js";
 
+// These tests follow the host's pids of a command's processes, which a PID namespace renumbers:
+// they run the group-kill path (as where bubblewrap is missing); orphans.test.ts covers the namespace.
+let groupKill: ExecEnvironment;
 let dir: string;
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), "shell-exec-"));
+  groupKill = await createExecEnvironment({ cwd: dir, pidNamespace: false });
 });
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
@@ -41,6 +46,7 @@ function invocation(
   const events: ToolEvent[] = [];
   const turn = createTurnContext({
     cwd: dir,
+    environment: groupKill,
     onEvent: (e) => events.push(e),
     ...(opts.policy ? { truncationPolicy: opts.policy } : {}),
   });

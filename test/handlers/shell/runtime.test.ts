@@ -14,6 +14,7 @@ import {
   type ToolEvent,
 } from "../../../src/index.js";
 import { processAlive } from "../../../src/process/index.js";
+import { createExecEnvironment } from "../../../src/sandbox/index.js";
 
 let dir: string;
 beforeAll(async () => {
@@ -41,6 +42,8 @@ async function setup(
   const events: ToolEvent[] = [];
   const turn = createTurnContext({
     cwd: dir,
+    // The tests follow the host's pids of a command's processes: no PID namespace to renumber them.
+    environment: await createExecEnvironment({ cwd: dir, pidNamespace: false }),
     onEvent: (e) => events.push(e),
     ...(opts.gate ? { toolCallGate: opts.gate } : {}),
   });
