@@ -5,6 +5,8 @@ import { CallPaths, isInside } from "./paths.js";
 import { reasons } from "./reasons.js";
 import { riskAtLeast, riskLevel } from "./risk.js";
 import { PermissionRule, type RuleMode } from "./rules.js";
+import type { JudgedCommands } from "./reduceCommands.js";
+import { judgedCommands } from "./subjectCommands.js";
 import { defaultSuggestions, isValidRule } from "./suggest.js";
 import type { HookVerdict, PermissionMode, PermissionPolicy, PolicyCall, PolicyVerdict } from "./types.js";
 
@@ -105,25 +107,48 @@ export class PermissionEngine {
     const judged = judgedAs(call);
     if (judged !== call) {
       // A patch through the shell is judged as apply_patch, yet a deny of the tool that carries it still holds.
-      const carrier = firstMatch(this.#deny, call, "deny", undefined);
+      const carrier = firstMatch(this.#deny, call, "deny", undefined, undefined);
       if (carrier !== undefined) return verdict("deny", "rule", texts.deniedByRule(carrier.rule), carrier.rule);
       call = judged;
     }
-    // One normalization of the call's paths, shared by every rule; none when there is no rule.
-    const paths = call.subject?.paths !== undefined && this.#hasRules() ? new CallPaths(call) : undefined;
-    const deny = firstMatch(this.#deny, call, "deny", paths);
+    // One normalization of the call's paths, and one reduction of its commands, shared by
+    // every rule; none when there is no rule (the mode still reads the commands).
+    const subject = call.subject;
+    const paths = subject?.paths !== undefined && this.#hasRules() ? new CallPaths(call) : undefined;
+    const commands =
+      subject !== undefined && (subject.commands !== undefined || subject.scripts !== undefined)
+        ? judgedCommands(subject)
+        : undefined;
+    const deny = firstMatch(this.#deny, call, "deny", paths, commands);
     if (deny !== undefined) return verdict("deny", "rule", texts.deniedByRule(deny.rule), deny.rule);
     if (fromHook === "ask") return verdict("ask", "hook", hook?.reason ?? reasons.hook("ask"));
-    const ask = firstMatch(this.#ask, call, "ask", paths);
+    const ask = firstMatch(this.#ask, call, "ask", paths, commands);
     if (ask !== undefined) return verdict("ask", "rule", reasons.askRule(ask.rule), ask.rule);
     if (fromHook === "allow") return verdict("allow", "hook", hook?.reason ?? reasons.hook("allow"));
-    const allow = firstMatch(this.#allow, call, "allow", paths);
+    const allow = firstMatch(this.#allow, call, "allow", paths, commands);
     if (allow !== undefined) return verdict("allow", "rule", reasons.allowRule(allow.rule), allow.rule);
-    const session = firstMatch(this.#session, call, "allow", paths);
+    const session = firstMatch(this.#session, call, "allow", paths, commands);
     if (session !== undefined) return verdict("allow", "session", reasons.session(session.rule), session.rule);
-    const covered = this.#coveredCommandByCommand(call);
-    if (covered !== undefined) return covered;
+    if (commands !== undefined) {
+      const covered = this.#coveredCommandByCommand(call, commands);
+      if (covered !== undefined) return covered;
+      const unsure = this.#unsureCommands(call, commands);
+      if (unsure !== undefined) return unsure;
+    }
     return this.#byMode(call);
+  }
+
+  /**
+   * What the mode may not allow alone: a command run through sudo/doas/su/pkexec, and, while
+   * any shell deny or ask rule could speak of the call, a script whose program cannot be known
+   * (a rule cannot tell it is not the program it forbids). Read-only mode still denies.
+   */
+  #unsureCommands(call: PolicyCall, commands: JudgedCommands): Readonly<PolicyVerdict> | undefined {
+    if (this.#mode === "read_only" && call.mutating) return undefined;
+    if (commands.elevated) return verdict("ask", "mode", reasons.elevated);
+    if (commands.opaque.length === 0) return undefined;
+    const guarded = [...this.#deny, ...this.#ask].some((r) => r.judgesCommands && r.matchesTool(call.toolName));
+    return guarded ? verdict("ask", "mode", reasons.opaque) : undefined;
   }
 
   /**
@@ -132,15 +157,15 @@ export class PermissionEngine {
    * as Claude Code judges compound commands. Checked after every single rule, so the common
    * case pays nothing.
    */
-  #coveredCommandByCommand(call: PolicyCall): Readonly<PolicyVerdict> | undefined {
-    const commands = call.subject?.commands;
-    if (!commands || commands.length < 2) return undefined;
+  #coveredCommandByCommand(call: PolicyCall, judged: JudgedCommands): Readonly<PolicyVerdict> | undefined {
+    const commands = judged.commands.filter((c) => !c.wrapper);
+    if (commands.length < 2 || judged.opaque.length > 0) return undefined;
     const rules = [...this.#allow, ...this.#session];
     if (rules.length === 0) return undefined;
     const used: PermissionRule[] = [];
     for (const command of commands) {
-      const one: PolicyCall = { ...call, subject: { ...call.subject, commands: [command] } };
-      const rule = rules.find((r) => r.matches(one, "allow"));
+      const one: JudgedCommands = { commands: [command], opaque: [], elevated: false, needsParser: false };
+      const rule = rules.find((r) => r.matches(call, "allow", undefined, one));
       if (!rule) return undefined;
       if (!used.includes(rule)) used.push(rule);
     }
@@ -221,8 +246,9 @@ function firstMatch(
   call: PolicyCall,
   mode: RuleMode,
   paths: CallPaths | undefined,
+  commands: JudgedCommands | undefined,
 ): PermissionRule | undefined {
-  for (const rule of rules) if (rule.matches(call, mode, paths)) return rule;
+  for (const rule of rules) if (rule.matches(call, mode, paths, commands)) return rule;
   return undefined;
 }
 

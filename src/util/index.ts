@@ -14,3 +14,12 @@ export {
 export { PACKAGE_VERSION } from "./version.js";
 export { parseJsonc } from "./jsonc.js";
 export { escapeXml } from "./xml.js";
+export { bashParserReady, loadBashParser, withBashTree } from "./bashParser.js";
+export {
+  needsBashParser,
+  plainCommands,
+  scriptCommands,
+  wordValue,
+  type PlainCommand,
+  type ScriptCommand,
+} from "./bashCommands.js";
