@@ -54,6 +54,9 @@ class Reducer implements JudgedCommands {
     const commands = scriptCommands(script);
     if (commands === undefined) this.opaque.push(script);
     else for (const command of commands) this.command(command, depth + 1);
+    // The grammar splits a word at a backslash-newline that bash joins (`r\<newline>m`): judge
+    // the joined text too (outside single quotes the join is what bash runs).
+    if (script.includes("\\\n")) this.script(script.replace(/\\\n/g, ""), depth + 1);
   }
 
   private push(words: readonly string[], dynamicAt: number, wrapper: boolean): void {

@@ -12,7 +12,10 @@ export interface ScriptCommand {
    * that text expands at run time or the input is another command's output or a file.
    */
   stdin?: string | null;
-  /** The source text of the pipeline or redirection it sits in (what an opaque command is judged by). */
+  /**
+   * The whole script it sits in: what an opaque command is judged by (`X=rm; $X V` names `rm`
+   * only outside the command).
+   */
   context: string;
 }
 
@@ -96,7 +99,7 @@ export function scriptCommands(script: string): ScriptCommand[] | undefined {
   return withBashTree(script, (root) => {
     if (root.hasError) return undefined;
     const out: ScriptCommand[] = [];
-    visit(root, { context: undefined, fed: false, stdin: undefined }, out);
+    visit(root, { context: script, fed: false, stdin: undefined }, out);
     return out;
   });
 }
@@ -104,8 +107,8 @@ export function scriptCommands(script: string): ScriptCommand[] | undefined {
 const isAssignment = (word: string): boolean => /^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=/.test(word);
 
 interface Ctx {
-  /** Text of the innermost pipeline or redirected statement around the command. */
-  context: string | undefined;
+  /** The script's text. */
+  context: string;
   /** Reads another command's output (a later pipeline stage) or a file. */
   fed: boolean;
   /** A heredoc or here-string fed to the body of a redirected statement. */
@@ -123,13 +126,13 @@ function visit(node: Node, ctx: Ctx, out: ScriptCommand[]): void {
     case "unset_command": {
       // `export A=$(...)`: the builtin itself, then whatever its values run.
       const keyword = node.child(0)?.type ?? node.type;
-      out.push({ words: [keyword], dynamicAt: 1, context: ctx.context ?? node.text });
+      out.push({ words: [keyword], dynamicAt: 1, context: ctx.context });
       break;
     }
     case "pipeline": {
       const stages = children(node);
       stages.forEach((stage, i) => {
-        visit(stage, { context: node.text, fed: ctx.fed || i > 0, stdin: i > 0 ? null : ctx.stdin }, out);
+        visit(stage, { context: ctx.context, fed: ctx.fed || i > 0, stdin: i > 0 ? null : ctx.stdin }, out);
       });
       return;
     }
@@ -141,7 +144,7 @@ function visit(node: Node, ctx: Ctx, out: ScriptCommand[]): void {
         else if (child.type === "herestring_redirect") stdin = hereString(child);
         else if (child.type === "file_redirect" && child.children.some((c) => c?.type === "<")) fed = true;
       }
-      const inner: Ctx = { context: ctx.context ?? node.text, fed, stdin };
+      const inner: Ctx = { context: ctx.context, fed, stdin };
       for (const child of children(node)) visit(child, child.type === "heredoc_redirect" ? ctx : inner, out);
       return;
     }
@@ -167,7 +170,7 @@ function addCommand(node: Node, ctx: Ctx, out: ScriptCommand[]): void {
     words.push(value ?? word.text);
   }
   if (words.length > 0) {
-    const command: ScriptCommand = { words, dynamicAt: dynamicAt ?? words.length, context: ctx.context ?? node.text };
+    const command: ScriptCommand = { words, dynamicAt: dynamicAt ?? words.length, context: ctx.context };
     if (stdin !== undefined) command.stdin = stdin;
     else if (fed) command.stdin = null;
     out.push(command);
