@@ -366,7 +366,7 @@ describe("typed into a bash session with write_stdin", () => {
       type: "function_call",
       call_id: `start${++serial}`,
       name: "exec_command",
-      arguments: JSON.stringify({ cmd: "bash --norc --noprofile", tty: true, yield_time_ms: 200 }),
+      arguments: JSON.stringify({ cmd: "bash --norc --noprofile", tty: true, login: false, yield_time_ms: 200 }),
     });
     const outcomes = await runtime.drainOutcomes();
     const text = outputText(outcomes.at(-1));
