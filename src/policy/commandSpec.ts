@@ -69,9 +69,8 @@ export function commandMatches(spec: CommandSpec, command: JudgedCommand, mode: 
   for (let i = 0; i < words.length; i++) {
     if (i >= dynamicAt) return !allow;
     if (i >= got.length) return false;
-    const word = got[i] ?? "";
-    if (word === words[i]) continue;
-    if (i === 0 && !allow && path.posix.basename(word) === spec.firstBase) continue;
+    if (got[i] === words[i]) continue;
+    if (i === 0 && !allow && command.base === spec.firstBase) continue;
     return false;
   }
   if (spec.prefix) return true;

@@ -1,9 +1,10 @@
-import path from "node:path";
-import { bashParserReady, needsBashParser, scriptCommands, type ScriptCommand } from "../util/index.js";
+import { bashParserReady, plainScriptCommands, scriptCommands, type ScriptCommand } from "../util/index.js";
 
 /** One command as rules judge it. */
 export interface JudgedCommand {
   readonly words: readonly string[];
+  /** The first word's basename (`/usr/bin/rm` -> `rm`), what deny and ask rules compare. */
+  readonly base: string;
   /** Index of the first word known only at run time: rules treat it and what follows as unknown. */
   readonly dynamicAt: number;
   /**
@@ -28,6 +29,17 @@ export interface JudgedCommands {
   readonly needsParser: boolean;
 }
 
+/** What an opaque command is judged by: its script, or (an argv) its words. */
+function textOf(cmd: ScriptCommand): string {
+  return cmd.context === "" ? cmd.words.join(" ") : cmd.context;
+}
+
+/** `path.posix.basename` for a program word, without its cost on the hot path. */
+function basename(word: string): string {
+  const slash = word.lastIndexOf("/");
+  return slash === -1 ? word : word.slice(slash + 1);
+}
+
 /** Nesting past this (`bash -c "bash -c ..."`) is opaque. */
 const MAX_DEPTH = 12;
 
@@ -37,8 +49,9 @@ class Reducer implements JudgedCommands {
   elevated = false;
   needsParser = false;
 
-  argv(argv: readonly string[], context: string, depth: number): void {
-    this.command({ words: [...argv], dynamicAt: argv.length, context }, depth);
+  /** An argv as written; its text is made only if it turns out opaque. */
+  argv(argv: readonly string[]): void {
+    this.command({ words: argv as string[], dynamicAt: argv.length, context: "" }, 0);
   }
 
   script(script: string, depth: number): void {
@@ -46,12 +59,13 @@ class Reducer implements JudgedCommands {
       this.opaque.push(script);
       return;
     }
-    if (!bashParserReady() && needsBashParser(script)) {
+    // Plain words need no grammar; anything else waits for the parser to load (`prepareSubject`).
+    const commands = plainScriptCommands(script) ?? (bashParserReady() ? scriptCommands(script) : null);
+    if (commands === null) {
       this.needsParser = true;
       this.opaque.push(script);
       return;
     }
-    const commands = scriptCommands(script);
     if (commands === undefined) this.opaque.push(script);
     else for (const command of commands) this.command(command, depth + 1);
     // The grammar splits a word at a backslash-newline that bash joins (`r\<newline>m`): judge
@@ -60,25 +74,30 @@ class Reducer implements JudgedCommands {
   }
 
   private push(words: readonly string[], dynamicAt: number, wrapper: boolean): void {
-    this.commands.push({ words, dynamicAt: Math.min(dynamicAt, words.length), wrapper });
+    this.commands.push({
+      words,
+      base: basename(words[0] ?? ""),
+      dynamicAt: Math.min(dynamicAt, words.length),
+      wrapper,
+    });
   }
 
   /** One simple command: itself, and whatever it makes run. */
   command(cmd: ScriptCommand, depth: number): void {
     const { words, dynamicAt, context } = cmd;
     if (depth > MAX_DEPTH || dynamicAt === 0 || words.length === 0) {
-      this.opaque.push(context);
+      this.opaque.push(textOf(cmd));
       return;
     }
-    const name = path.posix.basename(words[0] ?? "");
-    const wrap = WRAPPERS[name];
+    const name = basename(words[0] ?? "");
+    const wrap = WRAPPERS.get(name);
     if (wrap !== undefined) {
       const inner = wrap(words);
       if (inner.elevated) this.elevated = true;
       // sudo and friends are judged as themselves by allow rules too: approving `rm` is not approving `sudo rm`.
       this.push(words, dynamicAt, inner.elevated !== true);
       if (inner.opaque === true || (inner.start !== undefined && inner.start > dynamicAt)) {
-        this.opaque.push(context);
+        this.opaque.push(textOf(cmd));
         return;
       }
       if (inner.script !== undefined) this.script(inner.script, depth + 1);
@@ -96,7 +115,7 @@ class Reducer implements JudgedCommands {
     }
     if (name === "eval") {
       this.push(words, dynamicAt, true);
-      this.opaque.push(context);
+      this.opaque.push(textOf(cmd));
       return;
     }
     if (name === "git") {
@@ -116,14 +135,14 @@ class Reducer implements JudgedCommands {
 
   /** `bash -c script` (the script, and the shell itself); `bash` reading a heredoc or a pipe. */
   private shell(cmd: ScriptCommand, depth: number): void {
-    const { words, dynamicAt, context } = cmd;
+    const { words, dynamicAt } = cmd;
     let operand: number | undefined;
     let script: number | undefined;
     for (let i = 1; i < words.length; i++) {
       const word = words[i] ?? "";
       if (i >= dynamicAt) {
         this.push(words, dynamicAt, false);
-        this.opaque.push(context);
+        this.opaque.push(textOf(cmd));
         return;
       }
       if (word === "--" || word === "-") {
@@ -151,7 +170,7 @@ class Reducer implements JudgedCommands {
     }
     if (script !== undefined) {
       this.push(words, dynamicAt, true);
-      if (script >= dynamicAt) this.opaque.push(context);
+      if (script >= dynamicAt) this.opaque.push(textOf(cmd));
       else if (script < words.length) this.script(words[script] ?? "", depth + 1);
       return;
     }
@@ -161,7 +180,7 @@ class Reducer implements JudgedCommands {
     this.push(words, dynamicAt, readsStdin);
     if (!readsStdin) return;
     if (typeof cmd.stdin === "string") this.script(cmd.stdin, depth + 1);
-    else if (cmd.stdin === null) this.opaque.push(context);
+    else if (cmd.stdin === null) this.opaque.push(textOf(cmd));
   }
 
   /** `find` runs; so do its `-exec`/`-execdir`/`-ok`/`-okdir` commands; `-delete` is judged as `rm`. */
@@ -169,7 +188,7 @@ class Reducer implements JudgedCommands {
     const { words, dynamicAt, context } = cmd;
     this.push(words, dynamicAt, false);
     // An expansion could be any action.
-    if (dynamicAt < words.length) this.opaque.push(context);
+    if (dynamicAt < words.length) this.opaque.push(textOf(cmd));
     for (let i = 1; i < words.length; i++) {
       const word = words[i];
       if (word === "-delete") this.push(["rm", "{found}"], 1, false);
@@ -264,90 +283,92 @@ function skipAssignments(words: readonly string[], from: number): number {
   return i;
 }
 
-const WRAPPERS: Record<string, (words: readonly string[]) => Inner> = {
-  env(words) {
-    // `-S "rm -f x"` splits its string into the command's first words.
-    for (let i = 1; i < words.length; i++) {
-      const word = words[i] ?? "";
-      const split =
-        word === "-S" || word === "--split-string" ? words[i + 1] : /^(-S|--split-string=)(.+)$/.exec(word)?.[2];
-      if (split !== undefined) {
-        if (/["'\\$`]/.test(split)) return { opaque: true };
-        const start = skipAssignments(words, afterOptions(words, ENV_VALUES));
-        return { script: [split, ...words.slice(start)].join(" ") };
+const WRAPPERS = new Map<string, (words: readonly string[]) => Inner>(
+  Object.entries({
+    env(words) {
+      // `-S "rm -f x"` splits its string into the command's first words.
+      for (let i = 1; i < words.length; i++) {
+        const word = words[i] ?? "";
+        const split =
+          word === "-S" || word === "--split-string" ? words[i + 1] : /^(-S|--split-string=)(.+)$/.exec(word)?.[2];
+        if (split !== undefined) {
+          if (/["'\\$`]/.test(split)) return { opaque: true };
+          const start = skipAssignments(words, afterOptions(words, ENV_VALUES));
+          return { script: [split, ...words.slice(start)].join(" ") };
+        }
+        if (!word.startsWith("-")) break;
       }
-      if (!word.startsWith("-")) break;
-    }
-    return { start: skipAssignments(words, afterOptions(words, ENV_VALUES)) };
-  },
-  command(words) {
-    const start = afterOptions(words, set());
-    // `command -v rm` only prints where rm is.
-    return has(words, start, "-v", "-V") ? {} : { start };
-  },
-  builtin: (words) => ({ start: afterOptions(words, set()) }),
-  exec: (words) => ({ start: afterOptions(words, set("-a")) }),
-  nice: (words) => ({ start: afterOptions(words, set("-n", "--adjustment")) }),
-  ionice(words) {
-    const start = afterOptions(
-      words,
-      set("-c", "--class", "-n", "--classdata", "-p", "--pid", "-P", "--pgid", "-u", "--uid"),
-    );
-    return has(words, start, "-p", "--pid", "-P", "--pgid", "-u", "--uid") ? {} : { start };
-  },
-  timeout: (words) => ({ start: afterOptions(words, set("-k", "--kill-after", "-s", "--signal")) + 1 }),
-  nohup: (words) => ({ start: afterOptions(words, set()) }),
-  stdbuf: (words) => ({ start: afterOptions(words, set("-i", "--input", "-o", "--output", "-e", "--error")) }),
-  time: (words) => ({ start: afterOptions(words, set("-f", "--format", "-o", "--output")) }),
-  setsid: (words) => ({ start: afterOptions(words, set()) }),
-  coproc: () => ({ start: 1 }),
-  busybox: () => ({ start: 1 }),
-  toybox: () => ({ start: 1 }),
-  chrt(words) {
-    const start = afterOptions(words, set("-T", "--sched-runtime", "-P", "--sched-period", "-D", "--sched-deadline"));
-    if (has(words, start, "-p", "--pid")) return {};
-    return { start: /^\d+$/.test(words[start] ?? "") ? start + 1 : start };
-  },
-  taskset(words) {
-    const start = afterOptions(words, set());
-    return has(words, start, "-p", "--pid") ? {} : { start: start + 1 };
-  },
-  flock(words) {
-    const values = set("-E", "--conflict-exit-code", "-w", "--timeout", "-c", "--command");
-    for (let i = 1; i < words.length - 1; i++) {
-      if (words[i] === "-c" || words[i] === "--command") return { script: words[i + 1] ?? "" };
-    }
-    const file = afterOptions(words, values);
-    // `flock 9` locks a descriptor and runs nothing.
-    if (/^\d+$/.test(words[file] ?? "") && file === words.length - 1) return {};
-    return { start: afterOptions(words, values, file + 1) };
-  },
-  watch(words) {
-    const start = afterOptions(words, set("-n", "--interval", "-q", "--equexit"));
-    // watch hands its words to `sh -c` (unless -x, where the words are the command: judged the same).
-    return { script: words.slice(start).join(" ") };
-  },
-  xargs(words) {
-    const start = afterOptions(words, XARGS_VALUES);
-    return start < words.length ? { start, appends: true } : {};
-  },
-  sudo(words) {
-    const start = skipAssignments(words, afterOptions(words, SUDO_VALUES));
-    return { start, elevated: true };
-  },
-  doas: (words) => ({ start: afterOptions(words, set("-u", "-C")), elevated: true }),
-  pkexec: (words) => ({ start: afterOptions(words, set("--user")), elevated: true }),
-  su(words) {
-    for (let i = 1; i < words.length; i++) {
-      const word = words[i] ?? "";
-      if ((word === "-c" || word === "--command") && i + 1 < words.length)
-        return { script: words[i + 1] ?? "", elevated: true };
-      const inline = /^--command=(.*)$/s.exec(word)?.[1];
-      if (inline !== undefined) return { script: inline, elevated: true };
-    }
-    return { elevated: true };
-  },
-};
+      return { start: skipAssignments(words, afterOptions(words, ENV_VALUES)) };
+    },
+    command(words) {
+      const start = afterOptions(words, set());
+      // `command -v rm` only prints where rm is.
+      return has(words, start, "-v", "-V") ? {} : { start };
+    },
+    builtin: (words) => ({ start: afterOptions(words, set()) }),
+    exec: (words) => ({ start: afterOptions(words, set("-a")) }),
+    nice: (words) => ({ start: afterOptions(words, set("-n", "--adjustment")) }),
+    ionice(words) {
+      const start = afterOptions(
+        words,
+        set("-c", "--class", "-n", "--classdata", "-p", "--pid", "-P", "--pgid", "-u", "--uid"),
+      );
+      return has(words, start, "-p", "--pid", "-P", "--pgid", "-u", "--uid") ? {} : { start };
+    },
+    timeout: (words) => ({ start: afterOptions(words, set("-k", "--kill-after", "-s", "--signal")) + 1 }),
+    nohup: (words) => ({ start: afterOptions(words, set()) }),
+    stdbuf: (words) => ({ start: afterOptions(words, set("-i", "--input", "-o", "--output", "-e", "--error")) }),
+    time: (words) => ({ start: afterOptions(words, set("-f", "--format", "-o", "--output")) }),
+    setsid: (words) => ({ start: afterOptions(words, set()) }),
+    coproc: () => ({ start: 1 }),
+    busybox: () => ({ start: 1 }),
+    toybox: () => ({ start: 1 }),
+    chrt(words) {
+      const start = afterOptions(words, set("-T", "--sched-runtime", "-P", "--sched-period", "-D", "--sched-deadline"));
+      if (has(words, start, "-p", "--pid")) return {};
+      return { start: /^\d+$/.test(words[start] ?? "") ? start + 1 : start };
+    },
+    taskset(words) {
+      const start = afterOptions(words, set());
+      return has(words, start, "-p", "--pid") ? {} : { start: start + 1 };
+    },
+    flock(words) {
+      const values = set("-E", "--conflict-exit-code", "-w", "--timeout", "-c", "--command");
+      for (let i = 1; i < words.length - 1; i++) {
+        if (words[i] === "-c" || words[i] === "--command") return { script: words[i + 1] ?? "" };
+      }
+      const file = afterOptions(words, values);
+      // `flock 9` locks a descriptor and runs nothing.
+      if (/^\d+$/.test(words[file] ?? "") && file === words.length - 1) return {};
+      return { start: afterOptions(words, values, file + 1) };
+    },
+    watch(words) {
+      const start = afterOptions(words, set("-n", "--interval", "-q", "--equexit"));
+      // watch hands its words to `sh -c` (unless -x, where the words are the command: judged the same).
+      return { script: words.slice(start).join(" ") };
+    },
+    xargs(words) {
+      const start = afterOptions(words, XARGS_VALUES);
+      return start < words.length ? { start, appends: true } : {};
+    },
+    sudo(words) {
+      const start = skipAssignments(words, afterOptions(words, SUDO_VALUES));
+      return { start, elevated: true };
+    },
+    doas: (words) => ({ start: afterOptions(words, set("-u", "-C")), elevated: true }),
+    pkexec: (words) => ({ start: afterOptions(words, set("--user")), elevated: true }),
+    su(words) {
+      for (let i = 1; i < words.length; i++) {
+        const word = words[i] ?? "";
+        if ((word === "-c" || word === "--command") && i + 1 < words.length)
+          return { script: words[i + 1] ?? "", elevated: true };
+        const inline = /^--command=(.*)$/s.exec(word)?.[1];
+        if (inline !== undefined) return { script: inline, elevated: true };
+      }
+      return { elevated: true };
+    },
+  } satisfies Record<string, (words: readonly string[]) => Inner>),
+);
 
 const SHELLS = new Set(["sh", "bash", "zsh", "dash", "ksh", "mksh", "fish", "ash", "yash", "rbash"]);
 
@@ -382,7 +403,7 @@ function gitCanonical(words: readonly string[], dynamicAt: number): { words: str
 /** The argv lists and scripts a call runs, reduced. */
 export function reduceCommands(argvs: readonly (readonly string[])[], scripts: readonly string[]): JudgedCommands {
   const reducer = new Reducer();
-  for (const argv of argvs) reducer.argv(argv, argv.join(" "), 0);
+  for (const argv of argvs) reducer.argv(argv);
   for (const script of scripts) reducer.script(script, 0);
   return reducer;
 }

@@ -75,27 +75,32 @@ export function needsBashParser(script: string): boolean {
   return plainScript(script) === undefined;
 }
 
+/** `scriptCommands` of a plain-words script, without the grammar; undefined for any other script. */
+export function plainScriptCommands(script: string): ScriptCommand[] | undefined {
+  const plain = plainScript(script);
+  if (plain === undefined) return undefined;
+  const out: ScriptCommand[] = [];
+  for (const { words, piped } of plain) {
+    const run = words.slice(
+      Math.max(
+        0,
+        words.findIndex((w) => !isAssignment(w)),
+      ),
+    );
+    if (run.length === 0 || isAssignment(run[0] ?? "")) continue;
+    out.push({ words: run, dynamicAt: run.length, ...(piped && { stdin: null }), context: script });
+  }
+  return out;
+}
+
 /**
  * Every simple command `script` runs, in source order, or undefined when bash could not parse it.
  * Leading `VAR=value` assignments are dropped. Needs the parser loaded unless the script is
  * plain words (`needsBashParser`).
  */
 export function scriptCommands(script: string): ScriptCommand[] | undefined {
-  const plain = plainScript(script);
-  if (plain !== undefined) {
-    const out: ScriptCommand[] = [];
-    for (const { words, piped } of plain) {
-      const run = words.slice(
-        Math.max(
-          0,
-          words.findIndex((w) => !isAssignment(w)),
-        ),
-      );
-      if (run.length === 0 || isAssignment(run[0] ?? "")) continue;
-      out.push({ words: run, dynamicAt: run.length, ...(piped && { stdin: null }), context: script });
-    }
-    return out;
-  }
+  const plain = plainScriptCommands(script);
+  if (plain !== undefined) return plain;
   return withBashTree(script, (root) => {
     if (root.hasError) return undefined;
     const out: ScriptCommand[] = [];

@@ -18,6 +18,7 @@ export { bashParserReady, loadBashParser, withBashTree } from "./bashParser.js";
 export {
   needsBashParser,
   plainCommands,
+  plainScriptCommands,
   scriptCommands,
   wordValue,
   type PlainCommand,
