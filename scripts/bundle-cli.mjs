@@ -51,6 +51,8 @@ await build({
     js: 'import { createRequire as __toolcallRequire } from "node:module"; const require = __toolcallRequire(import.meta.url);',
   },
   plugins: [bundledRequires],
+  // It finds its own tree-sitter.wasm next to its module: it stays in node_modules.
+  external: ["web-tree-sitter"],
   logLevel: "warning",
 });
 

@@ -213,6 +213,8 @@ export {
 } from "./mcp/index.js";
 
 // built-in handlers and their specs
+export { loadBashParser } from "./util/index.js";
+export { reduceCommands, SHELL_FAMILY, type JudgedCommand, type JudgedCommands } from "./policy/index.js";
 export {
   ExecHandler,
   isKnownSafeCommand,

@@ -7,6 +7,7 @@ import { memory } from "./memory.js";
 import { mixed } from "./mixed.js";
 import { parallel } from "./parallel.js";
 import { peers } from "./peers.js";
+import { policy } from "./policy.js";
 import { scaling } from "./scaling.js";
 import { serveMcp } from "./serveMcp.js";
 
@@ -20,6 +21,7 @@ export const SCENARIOS: readonly Scenario[] = [
   serveMcp,
   exec,
   cli,
+  policy,
   peers,
   memory,
 ];

@@ -5,6 +5,8 @@ import { CallPaths, isInside } from "./paths.js";
 import { reasons } from "./reasons.js";
 import { riskAtLeast, riskLevel } from "./risk.js";
 import { PermissionRule, type RuleMode } from "./rules.js";
+import type { JudgedCommands } from "./reduceCommands.js";
+import { judgedCommands } from "./subjectCommands.js";
 import { defaultSuggestions, isValidRule } from "./suggest.js";
 import type { HookVerdict, PermissionMode, PermissionPolicy, PolicyCall, PolicyVerdict } from "./types.js";
 
@@ -105,42 +107,88 @@ export class PermissionEngine {
     const judged = judgedAs(call);
     if (judged !== call) {
       // A patch through the shell is judged as apply_patch, yet a deny of the tool that carries it still holds.
-      const carrier = firstMatch(this.#deny, call, "deny", undefined);
+      const carrier = firstMatch(this.#deny, call, "deny", undefined, undefined);
       if (carrier !== undefined) return verdict("deny", "rule", texts.deniedByRule(carrier.rule), carrier.rule);
       call = judged;
     }
-    // One normalization of the call's paths, shared by every rule; none when there is no rule.
-    const paths = call.subject?.paths !== undefined && this.#hasRules() ? new CallPaths(call) : undefined;
-    const deny = firstMatch(this.#deny, call, "deny", paths);
+    // One normalization of the call's paths, and one reduction of its commands, shared by
+    // every rule; none when there is no rule (the mode still reads the commands).
+    const subject = call.subject;
+    const paths = subject?.paths !== undefined && this.#hasRules() ? new CallPaths(call) : undefined;
+    const commands =
+      subject !== undefined && (subject.commands !== undefined || subject.scripts !== undefined)
+        ? judgedCommands(subject)
+        : undefined;
+    const deny = firstMatch(this.#deny, call, "deny", paths, commands);
     if (deny !== undefined) return verdict("deny", "rule", texts.deniedByRule(deny.rule), deny.rule);
     if (fromHook === "ask") return verdict("ask", "hook", hook?.reason ?? reasons.hook("ask"));
-    const ask = firstMatch(this.#ask, call, "ask", paths);
+    const ask = firstMatch(this.#ask, call, "ask", paths, commands);
     if (ask !== undefined) return verdict("ask", "rule", reasons.askRule(ask.rule), ask.rule);
     if (fromHook === "allow") return verdict("allow", "hook", hook?.reason ?? reasons.hook("allow"));
-    const allow = firstMatch(this.#allow, call, "allow", paths);
+    const allow = firstMatch(this.#allow, call, "allow", paths, commands);
     if (allow !== undefined) return verdict("allow", "rule", reasons.allowRule(allow.rule), allow.rule);
-    const session = firstMatch(this.#session, call, "allow", paths);
+    const session = firstMatch(this.#session, call, "allow", paths, commands);
     if (session !== undefined) return verdict("allow", "session", reasons.session(session.rule), session.rule);
-    const covered = this.#coveredPartByPart(call);
-    if (covered !== undefined) return covered;
+    if (commands !== undefined) {
+      const covered = this.#coveredCommandByCommand(call, commands);
+      if (covered !== undefined) return covered;
+      const unsure = this.#unsureCommands(call, commands);
+      if (unsure !== undefined) return unsure;
+    }
+    const coveredPaths = this.#coveredPathByPath(call);
+    if (coveredPaths !== undefined) return coveredPaths;
     return this.#byMode(call);
   }
 
   /**
-   * A call no single allow rule covers is still allowed when each of its parts is allowed by
-   * some rule: each plain command of a script (`git add . && git commit -m x` by `git add:*` and
-   * `git commit:*`, as Claude Code judges compound commands), or each written and real path
-   * (`alias/s.txt` by `edit_file(alias/**)` and, through the link, `edit_file(secret/**)`).
-   * Checked after every single rule, so the common case pays nothing.
+   * What the mode may not allow alone: a command run through sudo/doas/su/pkexec, and, while
+   * any shell deny or ask rule could speak of the call, a script whose program cannot be known
+   * (a rule cannot tell it is not the program it forbids). Read-only mode still denies.
    */
-  #coveredPartByPart(call: PolicyCall): Readonly<PolicyVerdict> | undefined {
-    const parts = partsOf(call);
+  #unsureCommands(call: PolicyCall, commands: JudgedCommands): Readonly<PolicyVerdict> | undefined {
+    if (this.#mode === "read_only" && call.mutating) return undefined;
+    if (commands.elevated) return verdict("ask", "mode", reasons.elevated);
+    if (commands.opaque.length === 0) return undefined;
+    const guarded = [...this.#deny, ...this.#ask].some((r) => r.judgesCommands && r.matchesTool(call.toolName));
+    return guarded ? verdict("ask", "mode", reasons.opaque) : undefined;
+  }
+
+  /**
+   * A script no single allow rule covers is still allowed when each of its plain commands is
+   * allowed by some rule (`git add . && git commit -m x` by `git add:*` and `git commit:*`),
+   * as Claude Code judges compound commands. Checked after every single rule, so the common
+   * case pays nothing.
+   */
+  #coveredCommandByCommand(call: PolicyCall, judged: JudgedCommands): Readonly<PolicyVerdict> | undefined {
+    const commands = judged.commands.filter((c) => !c.wrapper);
+    if (commands.length < 2 || judged.opaque.length > 0) return undefined;
+    return this.#coveredBy(
+      commands.map((command) => {
+        const one: JudgedCommands = { commands: [command], opaque: [], elevated: false, needsParser: false };
+        return (rule) => rule.matches(call, "allow", undefined, one);
+      }),
+    );
+  }
+
+
+  /**
+   * A file call no single allow rule covers is still allowed when each written and real path is
+   * allowed by some rule (`alias/s.txt` by `edit_file(alias/**)` and, through the link,
+   * `edit_file(secret/**)`). Only when the real paths were resolved (a path rule could judge).
+   */
+  #coveredPathByPath(call: PolicyCall): Readonly<PolicyVerdict> | undefined {
+    const parts = pathParts(call);
     if (parts === undefined) return undefined;
+    return this.#coveredBy(parts.map((one) => (rule) => rule.matches(one, "allow")));
+  }
+
+  /** Allowed when every part is matched by some allow or session rule (naming the rules used). */
+  #coveredBy(parts: ReadonlyArray<(rule: PermissionRule) => boolean>): Readonly<PolicyVerdict> | undefined {
     const rules = [...this.#allow, ...this.#session];
     if (rules.length === 0) return undefined;
     const used: PermissionRule[] = [];
-    for (const one of parts) {
-      const rule = rules.find((r) => r.matches(one, "allow"));
+    for (const part of parts) {
+      const rule = rules.find(part);
       if (!rule) return undefined;
       if (!used.includes(rule)) used.push(rule);
     }
@@ -211,23 +259,6 @@ export class PermissionEngine {
   }
 }
 
-/**
- * The call split into parts judged one by one: one call per command of a script with several,
- * or one per written and real path when the real paths are known; undefined when it has one part.
- */
-function partsOf(call: PolicyCall): PolicyCall[] | undefined {
-  const subject = call.subject;
-  const commands = subject?.commands;
-  if (commands && commands.length > 1)
-    return commands.map((command) => ({ ...call, subject: { ...subject, commands: [command] } }));
-  const written = subject?.paths;
-  const real = call.realPaths;
-  if (written === undefined || real === undefined) return undefined;
-  const { realPaths: _real, ...rest } = call;
-  const one = (p: string, cwd: string): PolicyCall => ({ ...rest, cwd, subject: { ...subject, paths: [p] } });
-  return [...written.map((p) => one(p, call.cwd)), ...real.paths.map((p) => one(p, real.cwd))];
-}
-
 /** The call as the tool its subject names (`asTool`) would be judged: that tool's rules, its name in the texts. */
 function judgedAs(call: PolicyCall): PolicyCall {
   const asTool = call.subject?.asTool;
@@ -249,8 +280,9 @@ function firstMatch(
   call: PolicyCall,
   mode: RuleMode,
   paths: CallPaths | undefined,
+  commands: JudgedCommands | undefined,
 ): PermissionRule | undefined {
-  for (const rule of rules) if (rule.matches(call, mode, paths)) return rule;
+  for (const rule of rules) if (rule.matches(call, mode, paths, commands)) return rule;
   return undefined;
 }
 
@@ -272,4 +304,18 @@ function verdict(
   rule?: string,
 ): Readonly<PolicyVerdict> {
   return rule === undefined ? { decision, by, reason } : { decision, by, reason, rule };
+}
+
+/**
+ * A file call split into one call per written and real path, when the real paths are known;
+ * undefined otherwise.
+ */
+function pathParts(call: PolicyCall): PolicyCall[] | undefined {
+  const subject = call.subject;
+  const written = subject?.paths;
+  const real = call.realPaths;
+  if (written === undefined || real === undefined) return undefined;
+  const { realPaths: _real, ...rest } = call;
+  const one = (p: string, cwd: string): PolicyCall => ({ ...rest, cwd, subject: { ...subject, paths: [p] } });
+  return [...written.map((p) => one(p, call.cwd)), ...real.paths.map((p) => one(p, real.cwd))];
 }

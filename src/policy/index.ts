@@ -16,3 +16,6 @@ export {
   type LoadClaudeSettingsOptions,
 } from "./claudeSettings.js";
 export { policyToolWarnings } from "./toolWarnings.js";
+export { SHELL_FAMILY } from "./families.js";
+export { prepareSubject } from "./subjectCommands.js";
+export { reduceCommands, type JudgedCommand, type JudgedCommands } from "./reduceCommands.js";

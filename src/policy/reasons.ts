@@ -22,6 +22,9 @@ export const reasons = {
   notAnEdit: (tool: string): string =>
     `${tool} may change files or state and is not a file edit, which accept_edits mode asks about`,
   mutating: (tool: string): string => `${tool} may change files or state, which default mode asks about`,
+  elevated: "the command runs with another user's rights (sudo, doas, su, pkexec), which is always asked about",
+  opaque:
+    "part of this command is known only when it runs (eval, a variable or glob as the program, a script the grammar cannot read), so the shell rules cannot judge it",
   risk: (level: RiskLevel | undefined, threshold: "medium" | "high"): string =>
     level === undefined
       ? "the model gave no valid security_risk for this call, which counts as high"

@@ -1,9 +1,11 @@
-import type { PolicySubject } from "../registry/index.js";
 import type { PolicyCall } from "./types.js";
-import { commandMatches, compileCommandSpec, scriptMatches, type CommandSpec } from "./commandSpec.js";
+import { commandMatches, compileCommandSpec, opaqueMatches, type CommandSpec } from "./commandSpec.js";
+import { SHELL_FAMILY, sameShellFamily } from "./families.js";
 import { compilePathSpec, pathMatches, type PathSpec } from "./pathSpec.js";
 import { claudeFamily } from "./claudeTools.js";
 import { CallPaths } from "./paths.js";
+import { judgedCommands } from "./subjectCommands.js";
+import type { JudgedCommands } from "./reduceCommands.js";
 
 /**
  * Which list a rule sits in. Allow rules must cover the whole call (every command, every path)
@@ -13,9 +15,6 @@ import { CallPaths } from "./paths.js";
 export type RuleMode = "allow" | "deny" | "ask";
 
 const TOOL_PART = /^[A-Za-z0-9_*-]+$/;
-
-/** Tools whose specifier can only be command words: a rule for them that is not is a mistake. */
-const SHELL_TOOLS = new Set(["shell", "local_shell", "shell_command", "exec_command"]);
 
 /**
  * A permission rule, `Tool` or `Tool(specifier)`, parsed and compiled once. The specifier is
@@ -64,20 +63,20 @@ export class PermissionRule {
     this.#family = claudeFamily(tool);
     if (specifier !== undefined) {
       this.#command = compileCommandSpec(specifier);
-      if (this.#command === undefined && SHELL_TOOLS.has(tool)) {
+      if (this.#command === undefined && SHELL_FAMILY.has(tool)) {
         fail("a shell rule names one command in plain words (no operators, redirections or variables)");
       }
-      this.#path = SHELL_TOOLS.has(tool) ? undefined : compilePathSpec(specifier);
+      this.#path = SHELL_FAMILY.has(tool) ? undefined : compilePathSpec(specifier);
     }
   }
 
   /**
-   * Exact name, `*` over names, `shell` also names its alias `local_shell`, and a Claude Code
-   * name (`Read`, `Edit`, ...) names its family of our tools.
+   * Exact name, `*` over names, a shell tool names its whole family (`families.ts`), and a
+   * Claude Code name (`Read`, `Edit`, ...) names its family of our tools.
    */
   matchesTool(toolName: string): boolean {
     if (this.#toolPattern !== undefined) return this.#toolPattern.test(toolName);
-    if (toolName === this.tool || (this.tool === "shell" && toolName === "local_shell")) return true;
+    if (toolName === this.tool || sameShellFamily(this.tool, toolName)) return true;
     return this.#family?.includes(toolName) === true;
   }
 
@@ -86,32 +85,45 @@ export class PermissionRule {
     return this.#path !== undefined;
   }
 
+  /** A shell rule with a specifier (the kind an opaque script is asked under). */
+  get judgesCommands(): boolean {
+    return this.#command !== undefined && (SHELL_FAMILY.has(this.tool) || this.#toolPattern !== undefined);
+  }
+
   /**
    * Does this rule, sitting in the `mode` list, decide `call`? `paths` lets the engine share one
    * normalization of the call's paths between rules.
    */
-  matches(call: PolicyCall, mode: RuleMode, paths?: CallPaths): boolean {
+  matches(call: PolicyCall, mode: RuleMode, paths?: CallPaths, commands?: JudgedCommands): boolean {
     if (!this.matchesTool(call.toolName)) return false;
     const specifier = this.specifier;
     if (specifier === undefined) return true;
     const subject = call.subject;
-    if (subject?.commands !== undefined) return this.#matchesCommands(subject, mode);
+    if (subject?.commands !== undefined || subject?.scripts !== undefined) {
+      return this.#matchesCommands(commands ?? judgedCommands(subject), mode);
+    }
     if (subject?.paths !== undefined) return this.#matchesPaths(paths ?? new CallPaths(call), mode);
     return matchesPlugin(call.matchRule, specifier, mode);
   }
 
-  #matchesCommands(subject: PolicySubject, mode: RuleMode): boolean {
+  #matchesCommands(judged: JudgedCommands, mode: RuleMode): boolean {
     const spec = this.#command;
-    const commands = subject.commands;
-    if (spec === undefined || commands === undefined) return false;
-    // `summary` is the closest the subject has to the script's text (see scriptMatches).
-    if (commands === null) return mode !== "allow" && scriptMatches(spec, subject.summary);
-    if (commands.length === 0) return false;
-    // Allow: every command must match; deny and ask: any one. Either way the first command
-    // that answers differently from `all` settles it.
-    const all = mode === "allow";
-    for (const command of commands) if (commandMatches(spec, command, mode) !== all) return !all;
-    return all;
+    if (spec === undefined) return false;
+    if (mode === "allow") {
+      // Every command that runs must match (wrappers aside: they are judged by what they run);
+      // what cannot be known never does.
+      if (judged.opaque.length > 0) return false;
+      let any = false;
+      for (const command of judged.commands) {
+        if (command.wrapper) continue;
+        if (!commandMatches(spec, command, mode)) return false;
+        any = true;
+      }
+      return any;
+    }
+    // Deny and ask: any command, wrappers included, or any opaque text naming the program.
+    for (const command of judged.commands) if (commandMatches(spec, command, mode)) return true;
+    return judged.opaque.some((text) => opaqueMatches(spec, text));
   }
 
   #matchesPaths(paths: CallPaths, mode: RuleMode): boolean {

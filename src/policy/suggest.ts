@@ -3,6 +3,7 @@ import { quote } from "shell-quote";
 import type { PolicyCall } from "./types.js";
 import { viewPath } from "./paths.js";
 import { PermissionRule } from "./rules.js";
+import { judgedCommands } from "./subjectCommands.js";
 
 /** A second word worth keeping in a suggestion: a subcommand (`commit`), not a flag, a path or a file name. */
 const SUBCOMMAND = /^[a-z][a-z0-9-]*$/;
@@ -17,8 +18,12 @@ const GLOB_SYNTAX = /[\\*?[\]{}()!+@]/g;
 export function defaultSuggestions(call: PolicyCall): string[] {
   const subject = call.subject;
   let specifier: string | undefined;
-  if (subject?.commands !== undefined) {
-    specifier = commandSpecifier(subject.commands?.[0]);
+  if (subject?.commands !== undefined || subject?.scripts !== undefined) {
+    // The first command that runs (not its wrapper); nothing when part of it cannot be known.
+    const judged = judgedCommands(subject);
+    if (judged.opaque.length > 0) return [];
+    const first = judged.commands.find((c) => !c.wrapper);
+    specifier = first && first.dynamicAt > 0 ? commandSpecifier(first.words.slice(0, first.dynamicAt)) : undefined;
     if (specifier === undefined) return [];
   } else if (subject?.paths !== undefined) {
     specifier = pathSpecifier(subject.paths[0], call.cwd);

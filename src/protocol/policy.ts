@@ -83,10 +83,17 @@ export interface PolicyVerdict {
  */
 export interface PolicySubject {
   /**
-   * Shell tools: the plain commands the call runs, a `bash -lc` script split as the known-safe
-   * parser splits it; `null` when the script cannot be parsed (substitution, redirection, ...).
+   * Shell tools: the argv lists the call runs, as written (`["bash", "-lc", "git status"]`);
+   * the policy stage parses their scripts and reduces every command to what it runs (DESIGN
+   * section 11, "Rules judge what runs"). `null`: a script that cannot be judged at all (judged
+   * by `summary`, never allowed by a rule).
    */
   commands?: string[][] | null;
+  /**
+   * Shell tools: scripts the tool itself hands to a shell (`exec_command`'s `cmd`, a line typed
+   * into a shell session), judged as `commands` judge a `-c` script.
+   */
+  scripts?: string[];
   /** File tools: every path the call reads or writes, as the model wrote it. */
   paths?: string[];
   /** What a person reads in an approval request: the command line, the patch's paths. */

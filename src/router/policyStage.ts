@@ -10,7 +10,14 @@ import {
   type PolicyCall,
   type PolicyVerdict,
 } from "../protocol/index.js";
-import { blockedCommand, hooksFor, resolveRealPaths, type HookCallContext, type Hooks } from "../policy/index.js";
+import {
+  blockedCommand,
+  hooksFor,
+  prepareSubject,
+  resolveRealPaths,
+  type HookCallContext,
+  type Hooks,
+} from "../policy/index.js";
 import { validateArguments, type RegisteredTool, type ToolInvocation } from "../registry/index.js";
 import { approvalBroker, emitEvent, type TurnContext } from "../turn/index.js";
 import { environmentOf } from "../sandbox/index.js";
@@ -65,6 +72,9 @@ export async function policyStage<Ctx>(
     cwd: turn.cwd,
     risk,
   };
+  // The first script that needs the bash grammar waits for it to load, once per process.
+  const loading = engine ? prepareSubject(policyCall.subject) : undefined;
+  if (loading !== undefined) await loading;
   if (policyCall.subject?.paths && mutating) policyCall.fileEdit = true;
   // accept_edits may edit where the sandbox lets the call write (the sandbox still checks each path).
   const sandbox = turn.environment?.sandbox;

@@ -17,3 +17,13 @@ export { parseJsonc } from "./jsonc.js";
 export { escapeXml } from "./xml.js";
 export { toolcallHome } from "./toolcallHome.js";
 export { reusedFor } from "./reused.js";
+export { bashParserReady, loadBashParser, withBashTree } from "./bashParser.js";
+export {
+  needsBashParser,
+  plainCommands,
+  plainScriptCommands,
+  scriptCommands,
+  wordValue,
+  type PlainCommand,
+  type ScriptCommand,
+} from "./bashCommands.js";

@@ -93,7 +93,9 @@ const ROWS: Row[] = [
   // shell: nested scripts (deny and ask look inside, allow does not)
   ["deny: bash -c script", "shell(rm:*)", shell([["bash", "-c", "rm -rf /"]]), "deny", true],
   ["deny: sudo sh -c script", "shell(rm:*)", shell([["sudo", "sh", "-c", "cd / && rm -rf x"]]), "deny", true],
-  ["allow: bash -c is not its script", "shell(rm:*)", shell([["bash", "-c", "rm x"]]), "allow", false],
+  // Rules judge what runs (issue 26): allow judges a `bash -c` script's commands, not the shell around it.
+  ["allow: bash -c is judged by its script", "shell(rm:*)", shell([["bash", "-c", "rm x"]]), "allow", true],
+  ["allow: bash -c script with another command", "shell(rm:*)", shell([["bash", "-c", "rm x; ls"]]), "allow", false],
   ["deny: -c of a non-shell is not a script", "shell(rm:*)", shell([["git", "-c", "rm", "log"]]), "deny", false],
   // shell: unparsable scripts
   ["allow: unparsable never matches", "shell(git status)", shell(null, "git status > out"), "allow", false],
@@ -107,9 +109,12 @@ const ROWS: Row[] = [
   ["ask: *", "shell(*)", shell(null, "ls > out"), "ask", true],
   // shell vs local_shell
   ["shell names local_shell", "shell(git status)", shell([["git", "status"]], undefined, "local_shell"), "allow", true],
-  ["local_shell does not name shell", "local_shell(git status)", shell([["git", "status"]]), "allow", false],
+  // Tool families (issue 26): a rule on one shell tool covers them all (it used to cover only its own).
+  ["local_shell names shell", "local_shell(git status)", shell([["git", "status"]]), "allow", true],
   ["bare shell: every call", "shell", shell(null, "ls > out"), "allow", true],
-  ["bare tool, other tool", "shell", shell([["ls"]], undefined, "shell_command"), "allow", false],
+  ["bare shell tool, other shell tool", "shell", shell([["ls"]], undefined, "shell_command"), "allow", true],
+  ["Bash names exec_command", "Bash(rm:*)", shell([["rm", "x"]], undefined, "exec_command"), "deny", true],
+  ["bare tool, other tool", "shell", files(["a"], "read_file"), "allow", false],
   // files: globs relative to cwd
   ["relative glob", "apply_patch(src/**)", files(["src/a.ts"], "apply_patch"), "allow", true],
   ["allow needs every path", "apply_patch(src/**)", files(["src/a.ts", "test/b.ts"], "apply_patch"), "allow", false],

@@ -6,9 +6,11 @@ import { now } from "../../util/index.js";
 import {
   applyPatchCommandSubject,
   interceptApplyPatch,
+  hardenKnownSafeGit,
+  HARDENED_GIT_ENV,
   isKnownSafeCommand,
+  knownSafeOrLoad,
   MENTIONS_APPLY_PATCH,
-  plainCommands,
   resolveWorkdir,
   userShell,
 } from "../shell/index.js";
@@ -28,11 +30,22 @@ export interface ExecCommandArgs {
 
 const DEFAULT_YIELD_MS = 10_000;
 
-const argvOf = (args: ExecCommandArgs): string[] => [
+/** The argv an `exec_command` runs. */
+export const execArgv = (args: ExecCommandArgs): string[] => [
   args.shell ?? userShell(),
   args.login === false ? "-c" : "-lc",
   args.cmd,
 ];
+
+/** The policy subject of an `exec_command` (also what a `write_stdin` to a non-shell session is judged as). */
+export function execCommandSubject(args: ExecCommandArgs): PolicySubject {
+  const argv = execArgv(args);
+  const patch = applyPatchCommandSubject(argv, args.workdir);
+  if (patch !== undefined) return patch;
+  return args.shell === undefined
+    ? { scripts: [args.cmd], summary: args.cmd }
+    : { commands: [argv], summary: args.cmd };
+}
 
 /**
  * Codex `exec_command`: runs `cmd` with the user's shell in the turn's environment and returns
@@ -52,29 +65,37 @@ export class ExecCommandHandler implements ToolHandler {
   supportsParallel(call: ToolCall): boolean {
     if (call.payload.kind !== "function" || !MENTIONS_APPLY_PATCH.test(call.payload.arguments)) return true;
     try {
-      return applyPatchCommandSubject(argvOf(JSON.parse(call.payload.arguments) as ExecCommandArgs)) === undefined;
+      return applyPatchCommandSubject(execArgv(JSON.parse(call.payload.arguments) as ExecCommandArgs)) === undefined;
     } catch {
       return false;
     }
   }
 
-  /** Mutating unless the command is known to be safe (Codex). */
-  isMutating(inv: ToolInvocation): boolean {
-    return !isKnownSafeCommand(argvOf(inv.args as ExecCommandArgs));
+  /**
+   * Mutating unless the command is known to be safe (Codex); with a permission engine, a script
+   * the verdict needs the bash parser for waits for it (see ExecHandler.isMutating).
+   */
+  isMutating(inv: ToolInvocation): boolean | Promise<boolean> {
+    const argv = execArgv(inv.args as ExecCommandArgs);
+    if (!inv.turn.permissions) return !isKnownSafeCommand(argv);
+    const safe = knownSafeOrLoad(argv);
+    return typeof safe === "boolean" ? !safe : safe.then((s) => !s);
   }
 
-  /** The plain commands it runs; for apply_patch run as a command, the apply_patch tool's subject. */
+  /**
+   * What it runs: `cmd` as a script (the user's shell that runs it is the tool's, not the
+   * model's); with a `shell` of the model's choosing, the whole argv. For apply_patch run as
+   * a command, the apply_patch tool's subject.
+   */
   policySubject(inv: ToolInvocation): PolicySubject {
-    const args = inv.args as ExecCommandArgs;
-    const argv = argvOf(args);
-    return applyPatchCommandSubject(argv, args.workdir) ?? { commands: plainCommands(argv), summary: args.cmd };
+    return execCommandSubject(inv.args as ExecCommandArgs);
   }
 
   async handle(inv: ToolInvocation): Promise<ToolOutput> {
     const args = inv.args as ExecCommandArgs;
     const started = now();
     const cwd = resolveWorkdir(inv.turn.cwd, args.workdir);
-    const patched = await interceptApplyPatch(inv, argvOf(args), cwd, this.fileReads);
+    const patched = await interceptApplyPatch(inv, execArgv(args), cwd, this.fileReads);
     if (patched) {
       // Applied as the apply_patch tool would; Codex 0.169 answers with the tool's answer
       // under the command's wall time.
@@ -97,14 +118,23 @@ export class ExecCommandHandler implements ToolHandler {
   ): Promise<{ output: ToolOutput; escalation: SandboxEscalation | undefined }> {
     const { turn, callId, toolName } = inv;
     const args = inv.args as ExecCommandArgs;
-    const argv = argvOf(args);
+    const argv = execArgv(args);
     const tty = args.tty === true;
     const started = now();
     emitEvent(turn, { type: "exec_command_begin", callId, toolName, command: argv, cwd });
     let exitCode: number | null = null;
     try {
-      const proc = await env.spawn({ argv, cwd, stdin: tty ? "pipe" : "ignore", tty, sandboxed });
-      const session = this.sessions.add(proc, tty);
+      const safe = hardenKnownSafeGit(argv);
+      const run = safe instanceof Promise ? await safe : safe;
+      const proc = await env.spawn({
+        argv: run.argv,
+        cwd,
+        stdin: tty ? "pipe" : "ignore",
+        tty,
+        sandboxed,
+        ...(run.hardened && { env: { ...HARDENED_GIT_ENV } }),
+      });
+      const session = this.sessions.add(proc, tty, args);
       let chunk;
       try {
         chunk = await session.serialize(() =>

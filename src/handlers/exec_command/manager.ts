@@ -1,6 +1,7 @@
 import { ExecSession } from "./session.js";
 import type { SpawnedProcess } from "../../protocol/index.js";
 import type { SpillStore } from "../../turn/index.js";
+import type { ExecCommandArgs } from "./execCommandHandler.js";
 
 export const DEFAULT_MAX_EXEC_SESSIONS = 64;
 
@@ -30,7 +31,7 @@ export class ExecSessionManager {
   }
 
   /** Keeps a started process as a session under a fresh id (Codex's are random, 4-5 digits). */
-  add(proc: SpawnedProcess, tty: boolean): ExecSession {
+  add(proc: SpawnedProcess, tty: boolean, launched?: ExecCommandArgs): ExecSession {
     if (this.closed) {
       void proc.terminate(0).then(() => proc.dispose());
       throw new Error("exec sessions are closed");
@@ -38,7 +39,7 @@ export class ExecSessionManager {
     let id: number;
     do id = 1000 + Math.floor(Math.random() * 99_000);
     while (this.sessions.has(id));
-    const session = new ExecSession(id, proc, tty, this.spill);
+    const session = new ExecSession(id, proc, tty, this.spill, launched);
     this.sessions.set(id, session);
     this.prune();
     return session;

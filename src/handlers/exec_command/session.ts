@@ -2,6 +2,7 @@ import { constants } from "node:os";
 import type { SpawnedProcess } from "../../protocol/index.js";
 import type { CapturedBytes, SpillStore } from "../../turn/index.js";
 import { HeadTailBuffer, SpillingCapture } from "../shell/index.js";
+import type { ExecCommandArgs } from "./execCommandHandler.js";
 
 /** Output not yet returned, per session: at most this much is kept (head and tail halves). */
 const PENDING_SIDE_BYTES = 512 * 1024;
@@ -36,11 +37,16 @@ export class ExecSession {
   private queue: Promise<unknown> = Promise.resolve();
   lastUsed = Date.now();
 
+  /** Text typed with `write_stdin` after the last line end: the start of the next line. */
+  typed = "";
+
   constructor(
     readonly id: number,
     readonly proc: SpawnedProcess,
     readonly tty: boolean,
     private readonly spill?: SpillStore,
+    /** The `exec_command` that started it: what typed input is judged by. */
+    readonly launched?: ExecCommandArgs,
   ) {
     this.spilling = this.spillingCapture();
     const take = (chunk: Buffer): void => {

@@ -1,6 +1,9 @@
 import { FunctionCallError, type ToolOutput } from "../../protocol/index.js";
 import type { PolicySubject, ToolHandler, ToolInvocation } from "../../registry/index.js";
-import { now } from "../../util/index.js";
+import path from "node:path";
+import { bashParserReady, needsBashParser, now, scriptCommands } from "../../util/index.js";
+import { isKnownSafeCommand, knownSafeOrLoad, userShell } from "../shell/index.js";
+import { execArgv, execCommandSubject, type ExecCommandArgs } from "./execCommandHandler.js";
 import { chunkBudget, clampYield, formatUnifiedExec } from "./format.js";
 import type { ExecSessionManager } from "./manager.js";
 
@@ -18,27 +21,98 @@ const DEFAULT_POLL_MS = 5_000;
 const MAX_POLL_MS = 300_000;
 const pollWait = (ms: number | undefined): number =>
   Math.min(Math.max(ms ?? DEFAULT_POLL_MS, DEFAULT_POLL_MS), MAX_POLL_MS);
+/** Keys a terminal or readline turns into edits (tab completes, backspace erases, escape sequences move). */
+// eslint-disable-next-line no-control-regex
+const EDITING_KEYS = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]|\t/;
+/** A line longer than this is judged from its last part only. */
+const MAX_TYPED = 64 * 1024;
+
+type Typing =
+  | { kind: "nothing" }
+  | { kind: "opaque" }
+  | { kind: "lines"; script: string }
+  | { kind: "program"; launched: ExecCommandArgs };
+
+const SHELL_NAMES = new Set(["sh", "bash", "zsh", "dash", "fish", "ksh", "mksh", "ash", "yash", "rbash"]);
+
+/**
+ * Does the session's command end up reading its terminal as a shell? Any shell word without a
+ * `-c` after it counts (`bash`, `exec zsh -l`, `cd x && bash`); a command that needs the
+ * grammar while it is not loaded counts too: typed lines are then judged as a script, the
+ * stricter reading.
+ */
+function runsShell(launched: ExecCommandArgs): boolean {
+  if (!bashParserReady() && needsBashParser(launched.cmd)) return true;
+  const commands = scriptCommands(launched.cmd);
+  if (commands === undefined) return true;
+  return commands.some(({ words }) => {
+    const at = words.findIndex((w) => SHELL_NAMES.has(path.posix.basename(w)));
+    return at !== -1 && !words.slice(at + 1).some((w) => /^-[A-Za-z]*c[A-Za-z]*$/.test(w));
+  });
+}
+
 const fail = (message: string): FunctionCallError => FunctionCallError.respondToModel(`write_stdin failed: ${message}`);
 
 /**
  * Codex `write_stdin`: sends `chars` to a session's terminal (empty: just polls) and returns the
- * output it printed since the last read, within `yield_time_ms`. Mutating (it can type
- * anything). An aborted call leaves the session running.
+ * output it printed since the last read, within `yield_time_ms`. An aborted call leaves the
+ * session running.
  */
 export class WriteStdinHandler implements ToolHandler {
   readonly kind = "function" as const;
 
   constructor(private readonly sessions: ExecSessionManager) {}
 
-  isMutating(): boolean {
-    return true;
+  /**
+   * Typing into a shell runs each completed line: mutating unless those lines are known safe
+   * (as `exec_command` of them would be); into any other program, as `exec_command` of the
+   * session's command. An empty poll or a line not yet ended runs nothing.
+   */
+  isMutating(inv: ToolInvocation): boolean | Promise<boolean> {
+    const typing = this.typing(inv);
+    if (typing.kind === "nothing") return false;
+    if (typing.kind === "opaque") return true;
+    const argv = typing.kind === "lines" ? [userShell(), "-c", typing.script] : execArgv(typing.launched);
+    if (!inv.turn.permissions) return !isKnownSafeCommand(argv);
+    const safe = knownSafeOrLoad(argv);
+    return typeof safe === "boolean" ? !safe : safe.then((s) => !s);
   }
 
+  /**
+   * Judged with the rules of `exec_command` (DESIGN section 11, "Tool families"): the lines a
+   * shell session runs as a script, or the command of a session running another program.
+   */
   policySubject(inv: ToolInvocation): PolicySubject {
     const { session_id: id, chars = "" } = inv.args as WriteStdinArgs;
-    return { summary: `write_stdin ${id}: ${JSON.stringify(chars)}` };
+    const summary = `write_stdin ${id}: ${JSON.stringify(chars)}`;
+    const typing = this.typing(inv);
+    switch (typing.kind) {
+      case "nothing":
+        return { scripts: [], summary, asTool: "exec_command" };
+      case "opaque":
+        // Control keys edit the line (backspace, completion, history): what runs cannot be read.
+        return { commands: null, summary, asTool: "exec_command" };
+      case "lines":
+        return { scripts: [typing.script], summary, asTool: "exec_command" };
+      case "program":
+        return { ...execCommandSubject(typing.launched), summary, asTool: "exec_command" };
+    }
   }
 
+  /** What this call's typing makes run. */
+  private typing(inv: ToolInvocation): Typing {
+    const { session_id: id, chars = "" } = inv.args as WriteStdinArgs;
+    const session = this.sessions.get(id);
+    // An unknown session fails in `handle`; nothing is typed anywhere.
+    if (session === undefined || chars === "") return { kind: "nothing" };
+    const launched = session.launched;
+    if (launched !== undefined && !runsShell(launched)) return { kind: "program", launched };
+    if (EDITING_KEYS.test(chars)) return { kind: "opaque" };
+    const text = session.typed + chars;
+    const end = Math.max(text.lastIndexOf("\n"), text.lastIndexOf("\r"));
+    if (end === -1) return { kind: "nothing" };
+    return { kind: "lines", script: text.slice(0, end).replace(/\r/g, "\n") };
+  }
   async handle(inv: ToolInvocation): Promise<ToolOutput> {
     const {
       session_id: id,
@@ -50,7 +124,10 @@ export class WriteStdinHandler implements ToolHandler {
     if (!session) throw fail(`Unknown process id ${id}`);
     const started = now();
     return session.serialize(async () => {
-      if (chars !== "" && !session.write(chars)) {
+      if (chars !== "" && session.write(chars)) {
+        const text = session.typed + chars;
+        session.typed = text.slice(Math.max(text.lastIndexOf("\n"), text.lastIndexOf("\r")) + 1).slice(-MAX_TYPED);
+      } else if (chars !== "") {
         throw fail(
           session.tty
             ? `process ${id} has exited`

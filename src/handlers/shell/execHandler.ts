@@ -25,8 +25,9 @@ import { formatExecOutput, timedOutPrefix } from "./format.js";
 import { SpillingCapture } from "./spillCapture.js";
 import { HeadTailBuffer } from "./outputBuffer.js";
 import { OutputDeltas } from "./outputDeltas.js";
-import { commandLine, isKnownSafeCommand, plainCommands } from "./safeCommand.js";
-import { now } from "../../util/index.js";
+import { commandLine, isKnownSafeCommand, scriptNeedsParser } from "./safeCommand.js";
+import { HARDENED_GIT_ENV, hardenKnownSafeGit } from "./safeGit.js";
+import { loadBashParser, now } from "../../util/index.js";
 
 /** Each end of the capture holds at most this much, whatever the truncation budget. */
 export const MAX_CAPTURE_SIDE_BYTES = 1024 * 1024;
@@ -39,6 +40,11 @@ export interface ExecRequest {
   workdir?: string;
   timeoutMs?: number;
   env?: Record<string, string>;
+  /**
+   * The model's script when the tool itself wraps it in the user's shell (`shell_command`,
+   * `shell_call`): rules judge the script, not the tool's `bash -lc` around it.
+   */
+  script?: string;
 }
 
 export interface ExecHandlerOptions {
@@ -120,28 +126,39 @@ export abstract class ExecHandler<Ctx = unknown> implements ToolHandler<Ctx> {
     }
   }
 
-  isMutating(inv: ToolInvocation<Ctx>): boolean {
-    return this.requests(inv.payload, inv.args).some(
-      (req) => !knownSafe(req) || parseApplyPatchCommand(req.argv) !== undefined,
-    );
+  /**
+   * Mutating unless every command is known to be safe. With a permission engine, a script the
+   * verdict needs the bash parser for waits for it to load (once); without one, such a script
+   * counts as mutating (it only waits for the readiness gate) and the parser is not loaded.
+   */
+  isMutating(inv: ToolInvocation<Ctx>): boolean | Promise<boolean> {
+    const reqs = this.requests(inv.payload, inv.args);
+    if (reqs.some((req) => parseApplyPatchCommand(req.argv) !== undefined)) return true;
+    if (!inv.turn.permissions) return reqs.some((req) => !knownSafe(req));
+    const mutating = (): boolean => reqs.some((req) => !knownSafe(req));
+    return reqs.some((req) => scriptNeedsParser(req.argv)) ? loadBashParser().then(mutating) : mutating();
   }
 
   /**
-   * The plain commands the call runs, as permission rules see them (DESIGN section 11); for
-   * apply_patch run as a command, the apply_patch tool's subject (its paths, judged by
-   * apply_patch's rules). A `shell_call`'s commands are judged together: an unparsable one
-   * makes the whole list unparsable.
+   * The argv lists the call runs, for the policy stage to reduce to what runs (DESIGN section
+   * 11); for apply_patch run as a command, the apply_patch tool's subject (its paths, judged by
+   * apply_patch's rules). A `shell_call`'s commands are judged together.
    */
   policySubject(inv: ToolInvocation<Ctx>): PolicySubject {
     const reqs = this.requests(inv.payload, inv.args);
     const [only] = reqs;
     if (reqs.length === 1 && only) {
       const { argv, workdir } = only;
-      return applyPatchCommandSubject(argv, workdir) ?? { commands: plainCommands(argv), summary: commandLine(argv) };
+      const patch = applyPatchCommandSubject(argv, workdir);
+      if (patch !== undefined) return patch;
     }
-    const lists = reqs.map((r) => plainCommands(r.argv));
-    const commands = lists.every((l) => l !== null) ? lists.flat() : null;
-    return { commands, summary: reqs.map((r) => commandLine(r.argv)).join("\n") };
+    const commands = reqs.filter((r) => r.script === undefined).map((r) => r.argv);
+    const scripts = reqs.flatMap((r) => (r.script === undefined ? [] : [r.script]));
+    return {
+      ...(commands.length > 0 && { commands }),
+      ...(scripts.length > 0 && { scripts }),
+      summary: reqs.map((r) => commandLine(r.argv)).join("\n"),
+    };
   }
 
   /** The bounded capture of an invocation's output (its size is what the call holds in memory). */
@@ -336,9 +353,12 @@ export abstract class ExecHandler<Ctx = unknown> implements ToolHandler<Ctx> {
     emitEvent(turn, { type: "exec_command_begin", callId, toolName, command: req.argv, cwd });
     let result: RunResult;
     try {
+      const safe = hardenKnownSafeGit(req.argv);
+      const { argv, hardened } = safe instanceof Promise ? await safe : safe;
+      const vars = hardened ? { ...req.env, ...HARDENED_GIT_ENV } : req.env;
       result = await runCommand(
         env,
-        { argv: req.argv, cwd, ...(req.env && { env: req.env }), sandboxed },
+        { argv, cwd, ...(vars && { env: vars }), sandboxed },
         {
           timeoutMs,
           signal: inv.signal,

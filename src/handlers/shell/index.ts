@@ -61,4 +61,12 @@ export { interceptApplyPatch, interceptedApplyPatch, applyPatchCommandSubject } 
 export { HeadTailBuffer } from "./outputBuffer.js";
 export { SpillingCapture } from "./spillCapture.js";
 export { formatExecOutput, type ExecSummary } from "./format.js";
-export { commandLine, isKnownSafeCommand, parseShellLcPlainCommands, plainCommands } from "./safeCommand.js";
+export {
+  commandLine,
+  isKnownSafeCommand,
+  isShellScript,
+  knownSafeOrLoad,
+  parseShellLcPlainCommands,
+  scriptNeedsParser,
+} from "./safeCommand.js";
+export { HARDENED_GIT_ENV, hardenKnownSafeGit } from "./safeGit.js";

@@ -1,5 +1,6 @@
 import path from "node:path";
-import { parse, quote, type ParseEntry } from "shell-quote";
+import { quote } from "shell-quote";
+import { bashParserReady, loadBashParser, needsBashParser, plainCommands } from "../../util/index.js";
 
 /**
  * Commands that only read: they never wait for the readiness gate. A port of Codex
@@ -62,7 +63,7 @@ const UNSAFE_RG_FLAGS = new Set(["--search-zip", "-z"]);
 
 const UNSAFE_GIT_FLAGS = new Set(["--output", "--ext-diff", "--textconv", "--exec", "--paginate"]);
 
-function isSafeToCallWithExec(argv: readonly string[]): boolean {
+export function isSafeToCallWithExec(argv: readonly string[]): boolean {
   const cmd0 = argv[0];
   if (cmd0 === undefined) return false;
   const name = path.basename(cmd0);
@@ -126,7 +127,10 @@ function isReadOnlyGit(argv: readonly string[]): boolean {
 }
 
 /** The first non-option word is git's subcommand; global options (and their values) come before it. */
-function findGitSubcommand(argv: readonly string[], wanted: string[]): { index: number; name: string } | undefined {
+export function findGitSubcommand(
+  argv: readonly string[],
+  wanted: string[],
+): { index: number; name: string } | undefined {
   for (let i = 1; i < argv.length; i++) {
     const arg = argv[i] as string;
     if (
@@ -163,84 +167,44 @@ function isReadOnlyGitBranch(args: readonly string[]): boolean {
   return args.every((a) => READ_ONLY_BRANCH_FLAGS.has(a) || a.startsWith("--format="));
 }
 
-/** shell-quote accepts an unterminated quote; bash does not. */
-function quotesClosed(script: string): boolean {
-  let quote: "'" | '"' | undefined;
-  for (let i = 0; i < script.length; i++) {
-    const c = script[i];
-    if (quote === "'") {
-      if (c === "'") quote = undefined;
-    } else if (c === "\\") {
-      i++;
-    } else if (c === quote) {
-      quote = undefined;
-    } else if (quote === undefined && (c === "'" || c === '"')) {
-      quote = c;
-    }
-  }
-  return quote === undefined;
-}
-
 const SCRIPT_SHELLS = new Set(["bash", "zsh", "sh"]);
 
 /** `[bash|zsh|sh, -lc|-c, script]`: a script run by a shell. */
-function isShellScript(argv: readonly string[]): boolean {
+export function isShellScript(argv: readonly string[]): boolean {
   return (
     argv.length === 3 && (argv[1] === "-lc" || argv[1] === "-c") && SCRIPT_SHELLS.has(path.basename(argv[0] ?? ""))
   );
-}
-
-/**
- * The plain commands an argv runs: itself, or a shell script's commands split as the
- * known-safe parser splits them; null for a script that cannot be parsed that way.
- */
-export function plainCommands(argv: readonly string[]): string[][] | null {
-  if (!isShellScript(argv)) return [[...argv]];
-  return parseShellLcPlainCommands(argv) ?? null;
 }
 
 /** What a person reads: a script as it is, anything else with shell quoting. */
 export function commandLine(argv: readonly string[]): string {
   return isShellScript(argv) ? (argv[2] ?? "") : quote([...argv]);
 }
-const SEPARATORS = new Set(["&&", "||", ";", "|"]);
 
 /**
- * `[bash|zsh|sh, -lc|-c, script]` -> the plain commands of the script, or undefined when the
- * script uses anything but words joined by `&& || ; |`: redirections, substitutions, variables,
- * subshells, background jobs, comments and newlines all make it unparsable here.
+ * Codex `parse_shell_lc_plain_commands`: `[bash|zsh|sh, -lc|-c, script]` -> the plain commands
+ * of the script read with the bash grammar (words joined by `&& || ; |` and newlines), or
+ * undefined for anything else: redirections, substitutions, variables, assignments,
+ * subshells, control flow, background jobs, a parse error, or a script that needs the parser
+ * while it is not loaded (`scriptNeedsParser`).
  */
 export function parseShellLcPlainCommands(argv: readonly string[]): string[][] | undefined {
   if (!isShellScript(argv)) return undefined;
   const script = argv[2] as string;
-  // shell-quote keeps backticks as text and reads a newline as a space: refuse both outright.
-  if (/[`\n\r]/.test(script) || script.includes("$(") || !quotesClosed(script)) return undefined;
-  let usesVariable = false;
-  let entries: ParseEntry[];
-  try {
-    entries = parse(script, () => {
-      usesVariable = true;
-      return "";
-    });
-  } catch {
-    return undefined;
-  }
-  if (usesVariable) return undefined;
-  const commands: string[][] = [];
-  let current: string[] = [];
-  for (const entry of entries) {
-    if (typeof entry === "string") {
-      current.push(entry);
-    } else if ("op" in entry && entry.op === "glob") {
-      current.push(entry.pattern);
-    } else if ("op" in entry && SEPARATORS.has(entry.op) && current.length > 0) {
-      commands.push(current);
-      current = [];
-    } else {
-      return undefined;
-    }
-  }
-  if (current.length === 0) return undefined; // empty script or a trailing operator
-  commands.push(current);
-  return commands;
+  if (!bashParserReady() && needsBashParser(script)) return undefined;
+  return plainCommands(script)?.map((c) => c.words);
+}
+
+/** A shell script argv whose known-safe verdict needs the bash parser, not loaded yet. */
+export function scriptNeedsParser(argv: readonly string[]): boolean {
+  return isShellScript(argv) && !bashParserReady() && needsBashParser(argv[2] as string);
+}
+
+/**
+ * `isKnownSafeCommand`, loading the bash parser first when the verdict needs it: a promise
+ * only then, so plain commands are classified at once.
+ */
+export function knownSafeOrLoad(argv: readonly string[]): boolean | Promise<boolean> {
+  if (!scriptNeedsParser(argv)) return isKnownSafeCommand(argv);
+  return loadBashParser().then(() => isKnownSafeCommand(argv));
 }

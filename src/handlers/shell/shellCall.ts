@@ -10,7 +10,7 @@ import type { ExecRequest } from "./execHandler.js";
  */
 export function shellCallRequests(params: ShellCallParams, defaultTimeoutMs: number): ExecRequest[] {
   const timeoutMs = params.timeoutMs ?? defaultTimeoutMs;
-  return params.commands.map((command) => ({ argv: [userShell(), "-c", command], timeoutMs }));
+  return params.commands.map((command) => ({ argv: [userShell(), "-c", command], script: command, timeoutMs }));
 }
 
 /**

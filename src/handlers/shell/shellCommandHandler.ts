@@ -19,6 +19,7 @@ export class ShellCommandHandler<Ctx = unknown> extends ExecHandler<Ctx> {
     const { command, workdir, login, timeout_ms: timeoutMs } = args as ShellCommandArgs;
     return {
       argv: [userShell(), login === false ? "-c" : "-lc", command],
+      script: command,
       ...(workdir !== undefined && { workdir }),
       ...(timeoutMs !== undefined && { timeoutMs }),
     };

@@ -1,5 +1,9 @@
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { isKnownSafeCommand, parseShellLcPlainCommands } from "../../../src/handlers/shell/safeCommand.js";
+import { loadBashParser } from "../../../src/util/index.js";
+
+// Scripts that are more than plain words are read with tree-sitter-bash, loaded once.
+beforeAll(() => loadBashParser());
 
 // Ported from Codex command_safety/is_safe_command.rs tests (Linux), plus the shell-script
 // constructs our parser must refuse.

@@ -1,0 +1,409 @@
+import { bashParserReady, plainScriptCommands, scriptCommands, type ScriptCommand } from "../util/index.js";
+
+/** One command as rules judge it. */
+export interface JudgedCommand {
+  readonly words: readonly string[];
+  /** The first word's basename (`/usr/bin/rm` -> `rm`), what deny and ask rules compare. */
+  readonly base: string;
+  /** Index of the first word known only at run time: rules treat it and what follows as unknown. */
+  readonly dynamicAt: number;
+  /**
+   * It runs another command (`env`, `nice`, `bash -c`, `xargs`, git's global options): deny and
+   * ask rules judge it, allow rules only what it runs.
+   */
+  readonly wrapper: boolean;
+}
+
+/** Everything a shell call runs, reduced to what runs (DESIGN section 11, "Rules judge what runs"). */
+export interface JudgedCommands {
+  readonly commands: readonly JudgedCommand[];
+  /**
+   * Texts whose program cannot be known (`eval`, `$CMD`, a glob in program position, a parse
+   * error, a shell reading piped input): they never match an allow rule and fire a deny or ask
+   * rule whose program word appears anywhere in them.
+   */
+  readonly opaque: readonly string[];
+  /** Something runs through `sudo`, `doas`, `su` or `pkexec`: never allowed by the mode alone. */
+  readonly elevated: boolean;
+  /** A script went unjudged (counted opaque) because the bash parser was not loaded yet. */
+  readonly needsParser: boolean;
+}
+
+/** What an opaque command is judged by: its script, or (an argv) its words. */
+function textOf(cmd: ScriptCommand): string {
+  return cmd.context === "" ? cmd.words.join(" ") : cmd.context;
+}
+
+/** `path.posix.basename` for a program word, without its cost on the hot path. */
+function basename(word: string): string {
+  const slash = word.lastIndexOf("/");
+  return slash === -1 ? word : word.slice(slash + 1);
+}
+
+/** Nesting past this (`bash -c "bash -c ..."`) is opaque. */
+const MAX_DEPTH = 12;
+
+class Reducer implements JudgedCommands {
+  readonly commands: JudgedCommand[] = [];
+  readonly opaque: string[] = [];
+  elevated = false;
+  needsParser = false;
+
+  /** An argv as written; its text is made only if it turns out opaque. */
+  argv(argv: readonly string[]): void {
+    this.command({ words: argv as string[], dynamicAt: argv.length, context: "" }, 0);
+  }
+
+  script(script: string, depth: number): void {
+    if (depth > MAX_DEPTH) {
+      this.opaque.push(script);
+      return;
+    }
+    // Plain words need no grammar; anything else waits for the parser to load (`prepareSubject`).
+    const commands = plainScriptCommands(script) ?? (bashParserReady() ? scriptCommands(script) : null);
+    if (commands === null) {
+      this.needsParser = true;
+      this.opaque.push(script);
+      return;
+    }
+    if (commands === undefined) this.opaque.push(script);
+    else for (const command of commands) this.command(command, depth + 1);
+    // The grammar splits a word at a backslash-newline that bash joins (`r\<newline>m`): judge
+    // the joined text too (outside single quotes the join is what bash runs).
+    if (script.includes("\\\n")) this.script(script.replace(/\\\n/g, ""), depth + 1);
+  }
+
+  private push(words: readonly string[], dynamicAt: number, wrapper: boolean): void {
+    this.commands.push({
+      words,
+      base: basename(words[0] ?? ""),
+      dynamicAt: Math.min(dynamicAt, words.length),
+      wrapper,
+    });
+  }
+
+  /** One simple command: itself, and whatever it makes run. */
+  command(cmd: ScriptCommand, depth: number): void {
+    const { words, dynamicAt, context } = cmd;
+    if (depth > MAX_DEPTH || dynamicAt === 0 || words.length === 0) {
+      this.opaque.push(textOf(cmd));
+      return;
+    }
+    const name = basename(words[0] ?? "");
+    const wrap = WRAPPERS.get(name);
+    if (wrap !== undefined) {
+      const inner = wrap(words);
+      if (inner.elevated) this.elevated = true;
+      // sudo and friends are judged as themselves by allow rules too: approving `rm` is not approving `sudo rm`.
+      this.push(words, dynamicAt, inner.elevated !== true);
+      if (inner.opaque === true || (inner.start !== undefined && inner.start > dynamicAt)) {
+        this.opaque.push(textOf(cmd));
+        return;
+      }
+      if (inner.script !== undefined) this.script(inner.script, depth + 1);
+      if (inner.start !== undefined && inner.start < words.length) {
+        const rest = words.slice(inner.start);
+        const tail = inner.appends === true ? [...rest, "{input}"] : rest;
+        const innerDynamic = Math.min(dynamicAt - inner.start, inner.appends === true ? rest.length : tail.length);
+        this.command({ words: tail, dynamicAt: innerDynamic, context }, depth + 1);
+      }
+      return;
+    }
+    if (SHELLS.has(name)) {
+      this.shell(cmd, depth);
+      return;
+    }
+    if (name === "eval") {
+      this.push(words, dynamicAt, true);
+      this.opaque.push(textOf(cmd));
+      return;
+    }
+    if (name === "git") {
+      const canonical = gitCanonical(words, dynamicAt);
+      if (canonical !== undefined) {
+        this.push(words, dynamicAt, true);
+        this.push(canonical.words, canonical.dynamicAt, false);
+        return;
+      }
+    }
+    if (name === "find") {
+      this.find(cmd, depth);
+      return;
+    }
+    this.push(words, dynamicAt, false);
+  }
+
+  /** `bash -c script` (the script, and the shell itself); `bash` reading a heredoc or a pipe. */
+  private shell(cmd: ScriptCommand, depth: number): void {
+    const { words, dynamicAt } = cmd;
+    let operand: number | undefined;
+    let script: number | undefined;
+    for (let i = 1; i < words.length; i++) {
+      const word = words[i] ?? "";
+      if (i >= dynamicAt) {
+        this.push(words, dynamicAt, false);
+        this.opaque.push(textOf(cmd));
+        return;
+      }
+      if (word === "--" || word === "-") {
+        operand = i + 1;
+        break;
+      }
+      if (/^-[A-Za-z]*c[A-Za-z]*$/.test(word)) {
+        script = i + 1;
+        break;
+      }
+      if (
+        word === "-o" ||
+        word === "+o" ||
+        word === "-O" ||
+        word === "+O" ||
+        word === "--rcfile" ||
+        word === "--init-file"
+      ) {
+        i++;
+        continue;
+      }
+      if (word.startsWith("-") || word.startsWith("+")) continue;
+      operand = i;
+      break;
+    }
+    if (script !== undefined) {
+      this.push(words, dynamicAt, true);
+      if (script >= dynamicAt) this.opaque.push(textOf(cmd));
+      else if (script < words.length) this.script(words[script] ?? "", depth + 1);
+      return;
+    }
+    // A script file as operand: the file is not judged, the shell is, as any program; so is
+    // an interactive shell (what is typed into it is judged by write_stdin).
+    const readsStdin = (operand === undefined || operand >= words.length) && cmd.stdin !== undefined;
+    this.push(words, dynamicAt, readsStdin);
+    if (!readsStdin) return;
+    if (typeof cmd.stdin === "string") this.script(cmd.stdin, depth + 1);
+    else if (cmd.stdin === null) this.opaque.push(textOf(cmd));
+  }
+
+  /** `find` runs; so do its `-exec`/`-execdir`/`-ok`/`-okdir` commands; `-delete` is judged as `rm`. */
+  private find(cmd: ScriptCommand, depth: number): void {
+    const { words, dynamicAt, context } = cmd;
+    this.push(words, dynamicAt, false);
+    // An expansion could be any action.
+    if (dynamicAt < words.length) this.opaque.push(textOf(cmd));
+    for (let i = 1; i < words.length; i++) {
+      const word = words[i];
+      if (word === "-delete") this.push(["rm", "{found}"], 1, false);
+      if (word === "-exec" || word === "-execdir" || word === "-ok" || word === "-okdir") {
+        let end = i + 1;
+        while (end < words.length && words[end] !== ";" && words[end] !== "+") end++;
+        const inner = words.slice(i + 1, end);
+        if (inner.length > 0) {
+          const innerDynamic = Math.max(0, Math.min(dynamicAt - (i + 1), inner.length));
+          this.command({ words: inner, dynamicAt: innerDynamic, context }, depth + 1);
+        }
+        i = end;
+      }
+    }
+  }
+}
+
+/** What a wrapper makes run: the words from `start`, a script, or nothing. */
+interface Inner {
+  start?: number;
+  script?: string;
+  /** Its command gets more arguments at run time (`xargs`). */
+  appends?: boolean;
+  /** Runs with another user's rights. */
+  elevated?: boolean;
+  /** What it runs cannot be told (a `-S` string with quoting). */
+  opaque?: boolean;
+}
+
+/**
+ * The first operand after `from`: options are skipped, with their value when listed in
+ * `withValue` (`-n 5`, `--signal=KILL` and `-n5` are read as one option); `--` ends them.
+ */
+function afterOptions(words: readonly string[], withValue: ReadonlySet<string>, from = 1): number {
+  for (let i = from; i < words.length; i++) {
+    const word = words[i] ?? "";
+    if (word === "--") return i + 1;
+    if (!word.startsWith("-") || word === "-") return i;
+    if (withValue.has(word)) i++;
+  }
+  return words.length;
+}
+
+const set = (...items: string[]): ReadonlySet<string> => new Set(items);
+const has = (words: readonly string[], end: number, ...flags: string[]): boolean =>
+  words.slice(1, end).some((w) => flags.includes(w) || flags.some((f) => f.startsWith("--") && w.startsWith(`${f}=`)));
+
+const ENV_VALUES = set("-u", "--unset", "-C", "--chdir", "-S", "--split-string", "-a", "--argv0");
+const SUDO_VALUES = set(
+  "-u",
+  "--user",
+  "-g",
+  "--group",
+  "-C",
+  "--close-from",
+  "-D",
+  "--chdir",
+  "-h",
+  "--host",
+  "-p",
+  "--prompt",
+  "-r",
+  "--role",
+  "-t",
+  "--type",
+  "-T",
+  "--command-timeout",
+  "-U",
+  "--other-user",
+);
+const XARGS_VALUES = set(
+  "-a",
+  "--arg-file",
+  "-d",
+  "--delimiter",
+  "-E",
+  "-I",
+  "-L",
+  "-n",
+  "--max-args",
+  "-P",
+  "--max-procs",
+  "-s",
+  "--max-chars",
+  "--process-slot-var",
+);
+
+/** From the first operand after assignments (`env A=1 rm`, `sudo A=1 rm`). */
+function skipAssignments(words: readonly string[], from: number): number {
+  let i = from;
+  while (i < words.length && /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[i] ?? "")) i++;
+  return i;
+}
+
+const WRAPPERS = new Map<string, (words: readonly string[]) => Inner>(
+  Object.entries({
+    env(words) {
+      // `-S "rm -f x"` splits its string into the command's first words.
+      for (let i = 1; i < words.length; i++) {
+        const word = words[i] ?? "";
+        const split =
+          word === "-S" || word === "--split-string" ? words[i + 1] : /^(-S|--split-string=)(.+)$/.exec(word)?.[2];
+        if (split !== undefined) {
+          if (/["'\\$`]/.test(split)) return { opaque: true };
+          const start = skipAssignments(words, afterOptions(words, ENV_VALUES));
+          return { script: [split, ...words.slice(start)].join(" ") };
+        }
+        if (!word.startsWith("-")) break;
+      }
+      return { start: skipAssignments(words, afterOptions(words, ENV_VALUES)) };
+    },
+    command(words) {
+      const start = afterOptions(words, set());
+      // `command -v rm` only prints where rm is.
+      return has(words, start, "-v", "-V") ? {} : { start };
+    },
+    builtin: (words) => ({ start: afterOptions(words, set()) }),
+    exec: (words) => ({ start: afterOptions(words, set("-a")) }),
+    nice: (words) => ({ start: afterOptions(words, set("-n", "--adjustment")) }),
+    ionice(words) {
+      const start = afterOptions(
+        words,
+        set("-c", "--class", "-n", "--classdata", "-p", "--pid", "-P", "--pgid", "-u", "--uid"),
+      );
+      return has(words, start, "-p", "--pid", "-P", "--pgid", "-u", "--uid") ? {} : { start };
+    },
+    timeout: (words) => ({ start: afterOptions(words, set("-k", "--kill-after", "-s", "--signal")) + 1 }),
+    nohup: (words) => ({ start: afterOptions(words, set()) }),
+    stdbuf: (words) => ({ start: afterOptions(words, set("-i", "--input", "-o", "--output", "-e", "--error")) }),
+    time: (words) => ({ start: afterOptions(words, set("-f", "--format", "-o", "--output")) }),
+    setsid: (words) => ({ start: afterOptions(words, set()) }),
+    coproc: () => ({ start: 1 }),
+    busybox: () => ({ start: 1 }),
+    toybox: () => ({ start: 1 }),
+    chrt(words) {
+      const start = afterOptions(words, set("-T", "--sched-runtime", "-P", "--sched-period", "-D", "--sched-deadline"));
+      if (has(words, start, "-p", "--pid")) return {};
+      return { start: /^\d+$/.test(words[start] ?? "") ? start + 1 : start };
+    },
+    taskset(words) {
+      const start = afterOptions(words, set());
+      return has(words, start, "-p", "--pid") ? {} : { start: start + 1 };
+    },
+    flock(words) {
+      const values = set("-E", "--conflict-exit-code", "-w", "--timeout", "-c", "--command");
+      for (let i = 1; i < words.length - 1; i++) {
+        if (words[i] === "-c" || words[i] === "--command") return { script: words[i + 1] ?? "" };
+      }
+      const file = afterOptions(words, values);
+      // `flock 9` locks a descriptor and runs nothing.
+      if (/^\d+$/.test(words[file] ?? "") && file === words.length - 1) return {};
+      return { start: afterOptions(words, values, file + 1) };
+    },
+    watch(words) {
+      const start = afterOptions(words, set("-n", "--interval", "-q", "--equexit"));
+      // watch hands its words to `sh -c` (unless -x, where the words are the command: judged the same).
+      return { script: words.slice(start).join(" ") };
+    },
+    xargs(words) {
+      const start = afterOptions(words, XARGS_VALUES);
+      return start < words.length ? { start, appends: true } : {};
+    },
+    sudo(words) {
+      const start = skipAssignments(words, afterOptions(words, SUDO_VALUES));
+      return { start, elevated: true };
+    },
+    doas: (words) => ({ start: afterOptions(words, set("-u", "-C")), elevated: true }),
+    pkexec: (words) => ({ start: afterOptions(words, set("--user")), elevated: true }),
+    su(words) {
+      for (let i = 1; i < words.length; i++) {
+        const word = words[i] ?? "";
+        if ((word === "-c" || word === "--command") && i + 1 < words.length)
+          return { script: words[i + 1] ?? "", elevated: true };
+        const inline = /^--command=(.*)$/s.exec(word)?.[1];
+        if (inline !== undefined) return { script: inline, elevated: true };
+      }
+      return { elevated: true };
+    },
+  } satisfies Record<string, (words: readonly string[]) => Inner>),
+);
+
+const SHELLS = new Set(["sh", "bash", "zsh", "dash", "ksh", "mksh", "fish", "ash", "yash", "rbash"]);
+
+const GIT_VALUES = set(
+  "-C",
+  "-c",
+  "--git-dir",
+  "--work-tree",
+  "--namespace",
+  "--super-prefix",
+  "--config-env",
+  "--exec-path",
+  "--attr-source",
+  "--list-cmds",
+);
+
+/**
+ * `git -C . -c a=b --no-pager push` -> `git push`: git's global options skipped before the
+ * subcommand. Undefined when there are none to skip.
+ */
+function gitCanonical(words: readonly string[], dynamicAt: number): { words: string[]; dynamicAt: number } | undefined {
+  let i = 1;
+  while (i < words.length && i < dynamicAt) {
+    const word = words[i] ?? "";
+    if (!word.startsWith("-")) break;
+    i += GIT_VALUES.has(word) ? 2 : 1;
+  }
+  if (i === 1) return undefined;
+  return { words: [words[0] ?? "git", ...words.slice(i)], dynamicAt: Math.max(1, dynamicAt - (i - 1)) };
+}
+
+/** The argv lists and scripts a call runs, reduced. */
+export function reduceCommands(argvs: readonly (readonly string[])[], scripts: readonly string[]): JudgedCommands {
+  const reducer = new Reducer();
+  for (const argv of argvs) reducer.argv(argv);
+  for (const script of scripts) reducer.script(script, 0);
+  return reducer;
+}
