@@ -170,7 +170,6 @@ export class PermissionEngine {
     );
   }
 
-
   /**
    * A file call no single allow rule covers is still allowed when each written and real path is
    * allowed by some rule (`alias/s.txt` by `edit_file(alias/**)` and, through the link,
