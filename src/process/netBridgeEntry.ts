@@ -10,6 +10,9 @@ export const NET_BRIDGE_ENTRY = path.join(path.dirname(here), FROM_SOURCE ? "net
 
 /** The argv prefix that runs a command under the bridge to the proxy at `socketPath` (the command's argv follows). */
 export function netBridgeArgv(socketPath: string): string[] {
-  const tsx = FROM_SOURCE ? ["--import", import.meta.resolve("tsx")] : [];
-  return [process.execPath, ...tsx, NET_BRIDGE_ENTRY, socketPath];
+  // From source, tsx compiles the bridge; its cache would go to the sandbox's /tmp, read-only under `read-only`.
+  const tsx = FROM_SOURCE
+    ? ["env", "TSX_DISABLE_CACHE=1", process.execPath, "--import", import.meta.resolve("tsx")]
+    : [];
+  return FROM_SOURCE ? [...tsx, NET_BRIDGE_ENTRY, socketPath] : [process.execPath, NET_BRIDGE_ENTRY, socketPath];
 }

@@ -26,6 +26,14 @@ beforeAll(async () => {
   // No directory on the command line: the server takes the client's roots as its allowed directories.
   m = McpConnectionManager.start({ fs: { command: process.execPath, args: [FILESYSTEM] } }, { roots: [dir] });
   await m.waitForStartup();
+  // The server asks for the roots after it started: wait until it has them.
+  await eventually(
+    async () =>
+      ((await m.callTool("fs", "list_allowed_directories", {})).content[0] as { text: string }).text.includes(
+        realpathSync(dir),
+      ),
+    "the client's root allowed",
+  );
 });
 afterAll(async () => {
   await m.close();

@@ -9,6 +9,7 @@ import {
   type ToolEvent,
   type ToolsConfig,
 } from "../../src/index.js";
+import { WAIT_CEILING_MS } from "../support/setup.js";
 
 export const FIXTURE = fileURLToPath(new URL("../fixtures/mcp-server.ts", import.meta.url));
 export const EVERYTHING = fileURLToPath(
@@ -69,8 +70,10 @@ export function isAlive(pid: number): boolean {
 }
 
 /** Polls `check` until it holds (condition wait, not a timing assert). */
-export async function eventually(check: () => boolean | Promise<boolean>, what: string, tries = 100): Promise<void> {
-  for (let i = 0; i < tries; i++) {
+/** Polls `check` until it holds; the ceiling (test/support/setup.ts's) only stops a hung test. */
+export async function eventually(check: () => boolean | Promise<boolean>, what: string): Promise<void> {
+  const until = Date.now() + WAIT_CEILING_MS;
+  while (Date.now() < until) {
     if (await check()) return;
     await new Promise((r) => setTimeout(r, 20));
   }
