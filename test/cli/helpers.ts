@@ -87,6 +87,17 @@ export async function processesWith(marker: string): Promise<number[]> {
   return pids;
 }
 
+/** SIGKILLs every live process with `marker` among its arguments (a test's clean-up). */
+export async function killProcessesWith(marker: string): Promise<void> {
+  for (const pid of await processesWith(marker)) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // gone meanwhile
+    }
+  }
+}
+
 /** A unique `sleep` duration, to find that process in /proc. */
 export const uniqueMarker = (): string => (Math.random() * 100 + 50).toFixed(3);
 

@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { processAlive } from "../../src/process/index.js";
 import { createExecEnvironment, runCommand } from "../../src/sandbox/index.js";
-import { processesWith, TSX, uniqueMarker } from "../cli/helpers.js";
+import { killProcessesWith, processesWith, TSX, uniqueMarker } from "../cli/helpers.js";
 import { describeSandbox, Scratch } from "./helpers.js";
 
 const FIXTURE = path.join(path.dirname(fileURLToPath(import.meta.url)), "fixtures", "orphanHost.ts");
@@ -23,15 +23,7 @@ beforeAll(async () => {
 });
 afterEach(async () => {
   for (const host of hosts.splice(0)) host.kill("SIGKILL");
-  for (const marker of markers.splice(0)) {
-    for (const pid of await processesWith(marker)) {
-      try {
-        process.kill(pid, "SIGKILL");
-      } catch {
-        // gone meanwhile
-      }
-    }
-  }
+  for (const marker of markers.splice(0)) await killProcessesWith(marker);
 });
 afterAll(() => scratch.cleanup());
 

@@ -10,7 +10,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
 import { processAlive } from "../../src/process/index.js";
-import { processesWith, TSX, uniqueMarker } from "../cli/helpers.js";
+import { killProcessesWith, processesWith, TSX, uniqueMarker } from "../cli/helpers.js";
 import { describeSandbox, Scratch } from "./helpers.js";
 
 const FIXTURE = path.join(path.dirname(fileURLToPath(import.meta.url)), "fixtures", "watchdogAttackHost.ts");
@@ -26,15 +26,7 @@ beforeAll(async () => {
 });
 afterEach(async () => {
   for (const child of started.splice(0)) child.kill("SIGKILL");
-  for (const marker of markers.splice(0)) {
-    for (const pid of await processesWith(marker)) {
-      try {
-        process.kill(pid, "SIGKILL");
-      } catch {
-        // gone meanwhile
-      }
-    }
-  }
+  for (const marker of markers.splice(0)) await killProcessesWith(marker);
 });
 afterAll(() => scratch.cleanup());
 
