@@ -12,7 +12,19 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { BenchResults } from "../../bench/lib/report.js";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
-const SCENARIOS = ["dispatch", "parallel", "scaling", "mixed", "mcp", "serveMcp", "exec", "cli", "peers", "memory"];
+const SCENARIOS = [
+  "dispatch",
+  "parallel",
+  "scaling",
+  "mixed",
+  "mcp",
+  "serveMcp",
+  "exec",
+  "cli",
+  "policy",
+  "peers",
+  "memory",
+];
 
 function runQuick(out: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
