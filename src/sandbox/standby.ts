@@ -1,0 +1,114 @@
+import { existsSync, statSync } from "node:fs";
+import type { Writable } from "node:stream";
+import { releaseGroup, spawnGroup, type GroupChild } from "../process/index.js";
+import { SECCOMP_FD } from "./bwrap.js";
+
+/** The descriptor the stub reads its command from (the spawn's fifth stdio entry, after SECCOMP_FD). */
+export const REQUEST_FD = SECCOMP_FD + 1;
+/** The stub's interpreter and the program that sets exactly the command's variables: system files every sandbox sees. */
+const SHELL = "/bin/bash";
+const ENV = "/usr/bin/env";
+/**
+ * Reads "stdin mode, count, count × NAME=VALUE, argv", each ended by a NUL, to the end of
+ * REQUEST_FD, closes it (the command inherits no descriptor of ours) and becomes the command:
+ * stdin /dev/null unless "pipe" (as a fresh spawn's "ignore"), `env -i` leaving it only the
+ * given variables (bash adds its own otherwise), `--` keeping an argv[0] that starts with `-` a
+ * program. A request pipe closed empty (the standby discarded) ends it quietly.
+ */
+const STUB =
+  `mapfile -d '' -t r <&${REQUEST_FD} || exit; exec ${REQUEST_FD}<&-; ((\${#r[@]} > 2)) || exit 0; ` +
+  `[[ \${r[0]} == pipe ]] || exec </dev/null; n=\${r[1]}; exec ${ENV} -i -- "\${r[@]:2:n}" "\${r[@]:n+2}"`;
+
+let stubWorks: boolean | undefined;
+
+/**
+ * Can a standby run this command exactly as a fresh bubblewrap would? Not when the stub's two
+ * programs are missing, nor for what its framing or `env` would read otherwise: a NUL anywhere
+ * (spawn refuses it: so does the fresh path), a `=` in a variable's name or in argv[0] (`env`
+ * would take it for a variable).
+ */
+export function standbyCanRun(argv: readonly string[], env: Record<string, string>): boolean {
+  stubWorks ??= existsSync(SHELL) && existsSync(ENV);
+  if (!stubWorks) return false;
+  const [program] = argv;
+  if (program === undefined || program === "" || program.includes("=")) return false;
+  if (argv.some((a) => a.includes("\0"))) return false;
+  return Object.entries(env).every(([k, v]) => k !== "" && !k.includes("=") && !`${k}${v}`.includes("\0"));
+}
+
+/**
+ * The directories' identities (device and inode): a standby's mounts and working directory hold
+ * the ones it started with, so one removed and made again since needs a new bubblewrap.
+ */
+export function directoryIdentities(dirs: readonly string[]): string[] {
+  return dirs.map((dir) => {
+    const st = statSync(dir, { throwIfNoEntry: false });
+    return st === undefined ? "" : `${st.dev}:${st.ino}`;
+  });
+}
+
+/**
+ * A bubblewrap started before its command is known (DESIGN 12: its namespaces cost more than
+ * the command's own start): the sandbox's arguments, seccomp program sent, running a stub that
+ * waits on REQUEST_FD for the command and execs it in place. So each command still gets a
+ * namespace of its own, only made ahead. `key` names the arguments: it serves only a command
+ * that would get exactly those.
+ */
+export class Standby {
+  private exited = false;
+
+  private constructor(
+    readonly key: string,
+    private readonly started: GroupChild,
+  ) {
+    void started.exited.then(() => (this.exited = true));
+  }
+
+  /** `launcher`: bubblewrap and its arguments (before `--`); `seccomp`: the program for SECCOMP_FD, if any. */
+  static async start(key: string, launcher: readonly string[], cwd: string, seccomp?: Buffer): Promise<Standby> {
+    const [file = "", ...args] = launcher;
+    const started = await spawnGroup(file, [...args, "--", SHELL, "--noprofile", "--norc", "-c", STUB], {
+      cwd,
+      env: { PATH: "/usr/bin:/bin" },
+      stdio: ["pipe", "pipe", "pipe", seccomp ? "pipe" : "ignore", "pipe"],
+      // bubblewrap's --die-with-parent and PID namespace end it with the host.
+      diesWithHost: true,
+    });
+    const request = started.child.stdio[REQUEST_FD] as Writable | null;
+    // A standby that died (or was discarded) closes it: its exit is what counts.
+    request?.on("error", () => undefined);
+    started.child.stdin?.on("error", () => undefined);
+    if (seccomp) {
+      const pipe = started.child.stdio[SECCOMP_FD] as Writable | null;
+      pipe?.on("error", () => undefined);
+      pipe?.end(seccomp);
+    }
+    return new Standby(key, started);
+  }
+
+  /** Still waiting for its command (a bubblewrap that failed or was killed never runs one). */
+  get alive(): boolean {
+    const { child } = this.started;
+    return !this.exited && child.exitCode === null && child.signalCode === null;
+  }
+
+  /**
+   * Hands it its command; the returned group is the command's from then on. With `stdin`
+   * "ignore" the command reads /dev/null.
+   */
+  run(argv: readonly string[], env: Record<string, string>, stdin: "ignore" | "pipe"): GroupChild {
+    const vars = Object.entries(env).map(([k, v]) => `${k}=${v}`);
+    const fields = [stdin, String(vars.length), ...vars, ...argv];
+    const request = this.started.child.stdio[REQUEST_FD] as Writable | null;
+    request?.end(fields.map((f) => `${f}\0`).join(""));
+    if (stdin === "ignore") this.started.child.stdin?.destroy();
+    return this.started;
+  }
+
+  /** Kills it and releases its pipes. */
+  async discard(): Promise<void> {
+    const { child } = this.started;
+    (child.stdio[REQUEST_FD] as Writable | null)?.destroy();
+    await releaseGroup(this.started);
+  }
+}
