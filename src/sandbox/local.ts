@@ -225,9 +225,11 @@ export class LocalEnvironment implements ExecEnvironment {
     const command = [...wrapper, ...(req.tty === true ? await ptyArgv(req.argv, env) : req.argv)];
     // A standby serves a command that would get the very same bubblewrap arguments (computed
     // afresh above: a mount that appeared since makes them differ) over the same directories;
-    // not one on a PTY, whose session `script` sets up itself.
+    // not one on a PTY, whose session `script` sets up itself, nor one behind the domain
+    // allowlist's bridge (a node start dwarfs bubblewrap's; an idle standby would hold the
+    // proxy's socket between commands).
     const key =
-      launcher !== undefined && req.tty !== true && standbyCanRun(command, env)
+      launcher !== undefined && req.tty !== true && wrapper.length === 0 && standbyCanRun(command, env)
         ? JSON.stringify([launcher, directoryIdentities([req.cwd, ...this.writable, ...(this.readable ?? [])])])
         : undefined;
     if (launcher !== undefined && key !== undefined) {

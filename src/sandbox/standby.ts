@@ -1,4 +1,4 @@
-import { existsSync, statSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import type { Writable } from "node:stream";
 import { releaseGroup, spawnGroup, type GroupChild } from "../process/index.js";
 import { SECCOMP_FD } from "./bwrap.js";
@@ -86,10 +86,22 @@ export class Standby {
     return new Standby(key, started);
   }
 
-  /** Still waiting for its command (a bubblewrap that failed or was killed never runs one). */
+  /**
+   * Still waiting for its command (a bubblewrap that failed or was killed never runs one). Asks
+   * the kernel too: a standby killed a moment ago is a zombie before its exit reaches the host.
+   */
   get alive(): boolean {
-    const { child } = this.started;
-    return !this.exited && child.exitCode === null && child.signalCode === null;
+    const { child, pgid } = this.started;
+    if (this.exited || child.exitCode !== null || child.signalCode !== null) return false;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pgid}/stat`, "utf8");
+    } catch {
+      return false;
+    }
+    // "pid (comm) state ...": comm may hold anything, the state follows its last parenthesis.
+    const state = stat.charAt(stat.lastIndexOf(")") + 2);
+    return state !== "Z" && state !== "X";
   }
 
   /**
