@@ -4,7 +4,8 @@
  * namespace (danger-full-access) and sandboxed (workspace-write), interleaved and each in its own
  * environment (so its standby bubblewrap starts while the others run); then the same three back
  * to back in one environment each (the next command's standby starts while the current one
- * runs, and may not be ready yet); then a `read_file` and a
+ * runs, and may not be ready yet); then interleaved with a pause of 100 ms before each command
+ * (a model's turn between two calls: each standby is ready); then a `read_file` and a
  * `write_file` call (the whole tool call: host checks, the read ledger, the file operations) in
  * both, the sandboxed ones through the resident helper inside bubblewrap. Each pair is
  * interleaved (the order alternating each repetition) so machine noise falls on both alike,
@@ -97,8 +98,17 @@ try {
   }
   lines.push(ratio(unconfined, plain), ratio(sandboxed, plain));
 
+  // A pause (not measured) before each command, as a model's turn leaves between two calls:
+  // the standby started after the previous command is ready, and its start (which stalls the
+  // event loop for a spawn's time) falls outside every measurement.
+  const spaced = async (env: ExecEnvironment): Promise<number> => {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    return command(env);
+  };
+
   for (const [what, once, who] of [
     ["command `true`, interleaved", command, commandContenders],
+    ["command `true`, interleaved, 100 ms apart", spaced, commandContenders],
     ["read_file", readFile, fileContenders],
     ["write_file", write, fileContenders],
   ] as const) {
@@ -110,7 +120,7 @@ try {
     }
     lines.push(what);
     for (const c of who) lines.push(report(c));
-    if (who === commandContenders) {
+    if (once === command || once === spaced) {
       lines.push(ratio(unconfined, plain), ratio(sandboxed, plain));
     } else {
       const [unsandboxed, bwrap, inProcess] = who as unknown as readonly [Contender, Contender, Contender];

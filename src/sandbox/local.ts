@@ -36,6 +36,8 @@ import { PROTECTED_DIRS, protectedName, walk as walkProtected } from "./protecte
 import { isWithin, realTargets, rootOf } from "./roots.js";
 
 const findBwrap = cachedLookup("bwrap");
+/** How long a command runs before the next command's standby starts anyway (withStandbyNext). */
+const STANDBY_DELAY_MS = 50;
 
 /** Writes the seccomp program to bubblewrap's SECCOMP_FD, which it reads to the end before it runs anything. */
 function sendSeccomp(started: GroupChild, program: Buffer): void {
@@ -178,20 +180,47 @@ export class LocalEnvironment implements ExecEnvironment {
     return undefined;
   }
 
-  /** Starts the next command's bubblewrap after this turn of the event loop (the current command first). */
-  private prepareStandby(key: string, launcher: readonly string[], cwd: string, seccomp: Buffer | undefined): void {
+  /**
+   * The next command's standby, started once the current command is disposed of (its caller
+   * is done with it) or has run for STANDBY_DELAY_MS: starting a process stalls the host's event
+   * loop for milliseconds, which must not delay a short command's result, while a long one's
+   * successor is ready in time. Returns `current` with that hook on its dispose.
+   */
+  private withStandbyNext(
+    current: SpawnedProcess,
+    key: string,
+    launcher: readonly string[],
+    cwd: string,
+    seccomp: Buffer | undefined,
+  ): SpawnedProcess {
     const era = this.standbyEra;
-    setImmediate(() => {
-      if (era !== this.standbyEra || this.standby !== undefined) return;
-      Standby.start(key, launcher, cwd, seccomp).then(
-        (standby) => {
-          if (era === this.standbyEra && this.standby === undefined) this.standby = standby;
-          else void standby.discard();
-        },
-        // Not started (bubblewrap gone): the next command starts its own, and says why.
-        () => undefined,
-      );
-    });
+    let timer: NodeJS.Timeout | undefined;
+    const start = (): void => {
+      if (timer === undefined) return;
+      clearTimeout(timer);
+      timer = undefined;
+      // After the caller's own continuation of the dispose.
+      setImmediate(() => {
+        if (era !== this.standbyEra || this.standby !== undefined) return;
+        Standby.start(key, launcher, cwd, seccomp).then(
+          (standby) => {
+            if (era === this.standbyEra && this.standby === undefined) this.standby = standby;
+            else void standby.discard();
+          },
+          // Not started (bubblewrap gone): the next command starts its own, and says why.
+          () => undefined,
+        );
+      });
+    };
+    timer = setTimeout(start, STANDBY_DELAY_MS).unref();
+    return {
+      ...current,
+      dispose: () => {
+        const disposing = current.dispose();
+        void disposing.then(start);
+        return disposing;
+      },
+    };
   }
 
   async spawn(req: SpawnRequest): Promise<SpawnedProcess> {
@@ -234,11 +263,11 @@ export class LocalEnvironment implements ExecEnvironment {
         : undefined;
     if (launcher !== undefined && key !== undefined) {
       const standby = this.takeStandby(key);
-      this.prepareStandby(key, launcher, req.cwd, seccomp);
       if (standby !== undefined) {
         const stdin = req.stdin ?? "ignore";
         const started = standby.run(command, env, stdin);
-        return spawned(started, false, stdin === "pipe" ? started.child.stdin : null);
+        const proc = spawned(started, false, stdin === "pipe" ? started.child.stdin : null);
+        return this.withStandbyNext(proc, key, launcher, req.cwd, seccomp);
       }
     }
     const prefix = launcher === undefined ? [] : [...launcher, "--"];
@@ -252,7 +281,10 @@ export class LocalEnvironment implements ExecEnvironment {
         diesWithHost: prefix.length > 0,
       });
       if (seccomp) sendSeccomp(started, seccomp);
-      return spawned(started, req.tty === true);
+      const proc = spawned(started, req.tty === true);
+      return launcher !== undefined && key !== undefined
+        ? this.withStandbyNext(proc, key, launcher, req.cwd, seccomp)
+        : proc;
     } catch (err) {
       // A program found before may be gone (or no longer executable) since: look again.
       forgetProgram(program, req.cwd, env["PATH"]);

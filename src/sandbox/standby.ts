@@ -1,23 +1,32 @@
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { randomUUID } from "node:crypto";
+import { closeSync, existsSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import type { Writable } from "node:stream";
 import { releaseGroup, spawnGroup, type GroupChild } from "../process/index.js";
 import { SECCOMP_FD } from "./bwrap.js";
 
-/** The descriptor the stub reads its command from (the spawn's fifth stdio entry, after SECCOMP_FD). */
-export const REQUEST_FD = SECCOMP_FD + 1;
+/** The pipe whose end tells the stub its command is there (the spawn's fifth stdio entry, after SECCOMP_FD). */
+export const READY_FD = SECCOMP_FD + 1;
+/**
+ * An unlinked file of the host's that holds the command. A file, not a pipe: bash reads a pipe
+ * (or socket) a byte at a time, a file in blocks, and the command's variables are kilobytes.
+ */
+const REQUEST_FD = READY_FD + 1;
 /** The stub's interpreter and the program that sets exactly the command's variables: system files every sandbox sees. */
 const SHELL = "/bin/bash";
 const ENV = "/usr/bin/env";
 /**
- * Reads "stdin mode, count, count × NAME=VALUE, argv", each ended by a NUL, to the end of
- * REQUEST_FD, closes it (the command inherits no descriptor of ours) and becomes the command:
- * stdin /dev/null unless "pipe" (as a fresh spawn's "ignore"), `env -i` leaving it only the
- * given variables (bash adds its own otherwise), `--` keeping an argv[0] that starts with `-` a
- * program. A request pipe closed empty (the standby discarded) ends it quietly.
+ * Waits for READY_FD's end, reads "stdin mode, count, count × NAME=VALUE, argv" (each ended by
+ * a NUL) from REQUEST_FD, closes both (the command inherits no descriptor of ours) and becomes
+ * the command: stdin /dev/null unless "pipe" (as a fresh spawn's "ignore"), `env -i` leaving it
+ * only the given variables (bash adds its own otherwise), `--` keeping an argv[0] that starts
+ * with `-` a program. No command (the standby discarded) ends it quietly.
  */
 const STUB =
-  `mapfile -d '' -t r <&${REQUEST_FD} || exit; exec ${REQUEST_FD}<&-; ((\${#r[@]} > 2)) || exit 0; ` +
-  `[[ \${r[0]} == pipe ]] || exec </dev/null; n=\${r[1]}; exec ${ENV} -i -- "\${r[@]:2:n}" "\${r[@]:n+2}"`;
+  `read -r <&${READY_FD}; mapfile -d '' -t r <&${REQUEST_FD} || exit; exec ${READY_FD}<&- ${REQUEST_FD}<&-; ` +
+  `((\${#r[@]} > 2)) || exit 0; [[ \${r[0]} == pipe ]] || exec </dev/null; ` +
+  `n=\${r[1]}; exec ${ENV} -i -- "\${r[@]:2:n}" "\${r[@]:n+2}"`;
 
 let stubWorks: boolean | undefined;
 
@@ -60,6 +69,8 @@ export class Standby {
   private constructor(
     readonly key: string,
     private readonly started: GroupChild,
+    /** The host's descriptor of the request file, until the request is written. */
+    private request: number | undefined,
   ) {
     void started.exited.then(() => (this.exited = true));
   }
@@ -67,23 +78,31 @@ export class Standby {
   /** `launcher`: bubblewrap and its arguments (before `--`); `seccomp`: the program for SECCOMP_FD, if any. */
   static async start(key: string, launcher: readonly string[], cwd: string, seccomp?: Buffer): Promise<Standby> {
     const [file = "", ...args] = launcher;
-    const started = await spawnGroup(file, [...args, "--", SHELL, "--noprofile", "--norc", "-c", STUB], {
-      cwd,
-      env: { PATH: "/usr/bin:/bin" },
-      stdio: ["pipe", "pipe", "pipe", seccomp ? "pipe" : "ignore", "pipe"],
-      // bubblewrap's --die-with-parent and PID namespace end it with the host.
-      diesWithHost: true,
-    });
-    const request = started.child.stdio[REQUEST_FD] as Writable | null;
+    const name = path.join(tmpdir(), `toolcall-standby-${randomUUID()}`);
+    const request = openSync(name, "wx+", 0o600);
+    let started: GroupChild;
+    try {
+      unlinkSync(name);
+      started = await spawnGroup(file, [...args, "--", SHELL, "--noprofile", "--norc", "-c", STUB], {
+        cwd,
+        env: { PATH: "/usr/bin:/bin" },
+        stdio: ["pipe", "pipe", "pipe", seccomp ? "pipe" : "ignore", "pipe", request],
+        // bubblewrap's --die-with-parent and PID namespace end it with the host.
+        diesWithHost: true,
+      });
+    } catch (err) {
+      closeSync(request);
+      throw err;
+    }
     // A standby that died (or was discarded) closes it: its exit is what counts.
-    request?.on("error", () => undefined);
+    (started.child.stdio[READY_FD] as Writable | null)?.on("error", () => undefined);
     started.child.stdin?.on("error", () => undefined);
     if (seccomp) {
       const pipe = started.child.stdio[SECCOMP_FD] as Writable | null;
       pipe?.on("error", () => undefined);
       pipe?.end(seccomp);
     }
-    return new Standby(key, started);
+    return new Standby(key, started, request);
   }
 
   /**
@@ -111,16 +130,27 @@ export class Standby {
   run(argv: readonly string[], env: Record<string, string>, stdin: "ignore" | "pipe"): GroupChild {
     const vars = Object.entries(env).map(([k, v]) => `${k}=${v}`);
     const fields = [stdin, String(vars.length), ...vars, ...argv];
-    const request = this.started.child.stdio[REQUEST_FD] as Writable | null;
-    request?.end(fields.map((f) => `${f}\0`).join(""));
+    const request = Buffer.from(fields.map((f) => `${f}\0`).join(""));
+    if (this.request !== undefined) {
+      // At offset 0, whatever the shared file offset: the stub reads from the start.
+      writeSync(this.request, request, 0, request.length, 0);
+      this.closeRequest();
+    }
+    (this.started.child.stdio[READY_FD] as Writable | null)?.end();
     if (stdin === "ignore") this.started.child.stdin?.destroy();
     return this.started;
+  }
+
+  private closeRequest(): void {
+    if (this.request !== undefined) closeSync(this.request);
+    this.request = undefined;
   }
 
   /** Kills it and releases its pipes. */
   async discard(): Promise<void> {
     const { child } = this.started;
-    (child.stdio[REQUEST_FD] as Writable | null)?.destroy();
+    this.closeRequest();
+    (child.stdio[READY_FD] as Writable | null)?.destroy();
     await releaseGroup(this.started);
   }
 }
