@@ -217,7 +217,7 @@ export class LocalEnvironment implements ExecEnvironment {
       ...current,
       dispose: () => {
         const disposing = current.dispose();
-        void disposing.then(start);
+        void disposing.then(start, start);
         return disposing;
       },
     };

@@ -3,7 +3,7 @@ import { closeSync, existsSync, openSync, readFileSync, statSync, unlinkSync, wr
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { Writable } from "node:stream";
-import { releaseGroup, spawnGroup, type GroupChild } from "../process/index.js";
+import { releaseGroup, spawnGroup, trackProcessGroup, type GroupChild } from "../process/index.js";
 import { SECCOMP_FD } from "./bwrap.js";
 
 /** The pipe whose end tells the stub its command is there (the spawn's fifth stdio entry, after SECCOMP_FD). */
@@ -87,8 +87,10 @@ export class Standby {
         cwd,
         env: { PATH: "/usr/bin:/bin" },
         stdio: ["pipe", "pipe", "pipe", seccomp ? "pipe" : "ignore", "pipe", request],
-        // bubblewrap's --die-with-parent and PID namespace end it with the host.
+        // bubblewrap's --die-with-parent and PID namespace end it with the host; tracked (host
+        // signals passed on, as to a fresh command's) once it runs its command.
         diesWithHost: true,
+        track: false,
       });
     } catch (err) {
       closeSync(request);
@@ -138,7 +140,8 @@ export class Standby {
     }
     (this.started.child.stdio[READY_FD] as Writable | null)?.end();
     if (stdin === "ignore") this.started.child.stdin?.destroy();
-    return this.started;
+    const untrack = trackProcessGroup(this.started.pgid, { forwardHostSignals: true, watchdog: false });
+    return { ...this.started, untrack };
   }
 
   private closeRequest(): void {

@@ -105,7 +105,12 @@ for (const mode of ["workspace-write", "danger-full-access"] as const) {
       await runToEnd(env, { argv: ["true"], cwd });
       const dead = await standbyPid();
       process.kill(-dead, "SIGKILL");
-      await vi.waitFor(() => { expect(bwrapChildren()).not.toContain(dead); }, { interval: 20 });
+      await vi.waitFor(
+        () => {
+          expect(bwrapChildren()).not.toContain(dead);
+        },
+        { interval: 20 },
+      );
       const next = await runToEnd(env, { argv: ["sh", "-c", "echo ok"], cwd });
       expect(next).toMatchObject({ code: 0, stdout: "ok\n" });
       expect(next.pid).not.toBe(dead);
