@@ -7,7 +7,7 @@ import { releaseGroup, spawnGroup, trackProcessGroup, type GroupChild } from "..
 import { SECCOMP_FD } from "./bwrap.js";
 
 /** The pipe whose end tells the stub its command is there (the spawn's fifth stdio entry, after SECCOMP_FD). */
-export const READY_FD = SECCOMP_FD + 1;
+const READY_FD = SECCOMP_FD + 1;
 /**
  * An unlinked file of the host's that holds the command. A file, not a pipe: bash reads a pipe
  * (or socket) a byte at a time, a file in blocks, and the command's variables are kilobytes.
