@@ -1,6 +1,11 @@
 /**
  * `npx tsx bench/sandbox.ts [--reps N]`: what bubblewrap adds. Runs `true` through `runCommand`
- * sandboxed (workspace-write) and unsandboxed (danger-full-access), then a `read_file` and a
+ * as a plain spawn (danger-full-access without a PID namespace), unconfined in its own PID
+ * namespace (danger-full-access) and sandboxed (workspace-write), interleaved and each in its own
+ * environment (so its standby bubblewrap starts while the others run); then the same three back
+ * to back in one environment each (the next command's standby starts while the current one
+ * runs, and may not be ready yet); then interleaved with a pause of 100 ms before each command
+ * (a model's turn between two calls: each standby is ready); then a `read_file` and a
  * `write_file` call (the whole tool call: host checks, the read ledger, the file operations) in
  * both, the sandboxed ones through the resident helper inside bubblewrap. Each pair is
  * interleaved (the order alternating each repetition) so machine noise falls on both alike,
@@ -38,6 +43,10 @@ try {
 
   // The same bubblewrap environment with the file operations in the host process (what the
   // file tools did before the helper): the helper's own cost, apart from the host's checks.
+  const commandContenders: Contender[] = [
+    { name: "plain", env: await createExecEnvironment({ cwd, pidNamespace: false }), samples: [] },
+    ...contenders,
+  ];
   const direct: ExecEnvironment = Object.create(contenders[1]!.env, { files: { value: localFileOps } });
   const fileContenders: Contender[] = [...contenders, { name: "bwrap-direct", env: direct, samples: [] }];
 
@@ -73,8 +82,33 @@ try {
     tool(env, "write_file", { file_path: files.get(env), content: "a line of text\n".repeat(200) });
 
   const lines: string[] = [];
+  const report = (c: Contender): string =>
+    `  ${c.name.padEnd(12)} median ${median(c.samples).toFixed(2)} ms  p95 ${quantile(c.samples, 0.95).toFixed(2)} ms  (${c.samples.length} runs)`;
+  const ratio = (a: Contender, b: Contender): string =>
+    `  ratio        ${a.name} / ${b.name} = ${(median(a.samples) / median(b.samples)).toFixed(2)}x`;
+  const [plain, unconfined, sandboxed] = commandContenders as [Contender, Contender, Contender];
+
+  // Back to back in one environment: no other command between two of the same environment.
+  lines.push("command `true`, back to back");
+  for (const c of commandContenders) {
+    c.samples = [];
+    for (let i = 0; i < 2; i++) await command(c.env);
+    for (let i = 0; i < reps; i++) c.samples.push(await command(c.env));
+    lines.push(report(c));
+  }
+  lines.push(ratio(unconfined, plain), ratio(sandboxed, plain));
+
+  // A pause (not measured) before each command, as a model's turn leaves between two calls:
+  // the standby started after the previous command is ready, and its start (which stalls the
+  // event loop for a spawn's time) falls outside every measurement.
+  const spaced = async (env: ExecEnvironment): Promise<number> => {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    return command(env);
+  };
+
   for (const [what, once, who] of [
-    ["command `true`", command, contenders],
+    ["command `true`, interleaved", command, commandContenders],
+    ["command `true`, interleaved, 100 ms apart", spaced, commandContenders],
     ["read_file", readFile, fileContenders],
     ["write_file", write, fileContenders],
   ] as const) {
@@ -85,23 +119,16 @@ try {
       for (const c of order) c.samples.push(await once(c.env));
     }
     lines.push(what);
-    for (const c of who) {
-      lines.push(
-        `  ${c.name.padEnd(12)} median ${median(c.samples).toFixed(2)} ms  p95 ${quantile(c.samples, 0.95).toFixed(2)} ms  (${c.samples.length} runs)`,
-      );
-    }
-    const [plain, bwrap, inProcess] = who as unknown as readonly [Contender, Contender, Contender?];
-    lines.push(
-      `  ratio        bubblewrap / unsandboxed = ${(median(bwrap.samples) / median(plain.samples)).toFixed(2)}x`,
-    );
-    if (inProcess !== undefined) {
-      lines.push(
-        `  ratio        bubblewrap / bwrap-direct = ${(median(bwrap.samples) / median(inProcess.samples)).toFixed(2)}x`,
-      );
+    for (const c of who) lines.push(report(c));
+    if (once === command || once === spaced) {
+      lines.push(ratio(unconfined, plain), ratio(sandboxed, plain));
+    } else {
+      const [unsandboxed, bwrap, inProcess] = who as unknown as readonly [Contender, Contender, Contender];
+      lines.push(ratio(bwrap, unsandboxed), ratio(bwrap, inProcess));
     }
   }
   process.stdout.write(`${lines.join("\n")}\n`);
-  await Promise.all(contenders.map((c) => c.env.close?.() ?? Promise.resolve()));
+  await Promise.all(commandContenders.map((c) => c.env.close?.() ?? Promise.resolve()));
 } finally {
   await rm(cwd, { recursive: true, force: true });
 }

@@ -54,6 +54,12 @@ export async function spawnGroup(
     forwardHostSignals?: boolean;
     /** True for a program the kernel ends with the host (bubblewrap's `--die-with-parent`): no watchdog entry. */
     diesWithHost?: boolean;
+    /**
+     * Default true. False for one the kernel ends with the host that runs no command yet (a
+     * standby bubblewrap): an idle host keeps its own exit and signal handling; the caller
+     * tracks it once it runs one.
+     */
+    track?: boolean;
   },
 ): Promise<GroupChild> {
   const child = spawn(program, args, { cwd: opts.cwd, env: opts.env, detached: true, stdio: opts.stdio });
@@ -79,10 +85,13 @@ export async function spawnGroup(
   // next tick. With one it runs: tracked at once, before any other code of the host runs (waiting
   // for the `spawn` event cost a tick and left the group untracked meanwhile).
   if (pgid === undefined) throw await new Promise<Error>((resolve) => child.once("error", resolve));
-  const untrack = trackProcessGroup(pgid, {
-    forwardHostSignals: opts.forwardHostSignals ?? true,
-    watchdog: opts.diesWithHost !== true,
-  });
+  const untrack =
+    opts.track === false
+      ? () => undefined
+      : trackProcessGroup(pgid, {
+          forwardHostSignals: opts.forwardHostSignals ?? true,
+          watchdog: opts.diesWithHost !== true,
+        });
   return { child, pgid, closed, hasClosed: () => isClosed, exited, untrack };
 }
 

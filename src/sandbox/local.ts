@@ -30,11 +30,14 @@ import { localFileOps } from "./helper/ops.js";
 import { helperScript } from "./helper/script.js";
 import { seccompProblem } from "./seccomp.js";
 import { ptyArgv } from "./pty.js";
+import { directoryIdentities, Standby, standbyCanRun } from "./standby.js";
 import { isSecret } from "./hiddenPaths.js";
 import { PROTECTED_DIRS, protectedName, walk as walkProtected } from "./protectedPaths.js";
 import { isWithin, realTargets, rootOf } from "./roots.js";
 
 const findBwrap = cachedLookup("bwrap");
+/** How long a command runs before the next command's standby starts anyway (withStandbyNext). */
+const STANDBY_DELAY_MS = 50;
 
 /** Writes the seccomp program to bubblewrap's SECCOMP_FD, which it reads to the end before it runs anything. */
 function sendSeccomp(started: GroupChild, program: Buffer): void {
@@ -70,13 +73,13 @@ function pidNamespaceWorks(bwrap: string): Promise<boolean> {
  * A started group as the seam's `SpawnedProcess`. With a PTY the command leads its own session
  * under `script`: it is signalled by session too.
  */
-function spawned(started: GroupChild, tty: boolean): SpawnedProcess {
+function spawned(started: GroupChild, tty: boolean, stdin: Writable | null = started.child.stdin): SpawnedProcess {
   const { child, pgid, exited } = started;
   let disposing: Promise<void> | undefined;
   const sessions = (): number[] => (tty ? childSessions(pgid) : []);
   return {
     pid: pgid,
-    stdin: child.stdin,
+    stdin,
     // Both are pipes (spawnGroup is always asked for them); the fallbacks only satisfy the types.
     stdout: child.stdout ?? Readable.from([]),
     stderr: child.stderr ?? Readable.from([]),
@@ -106,6 +109,10 @@ export class LocalEnvironment implements ExecEnvironment {
   readonly files: FileOps;
   /** The resident helper that performs the file tools' operations inside bubblewrap. */
   private readonly helper: HelperClient | undefined;
+  /** The bubblewrap started for the next command (standby.ts), when one is ready. */
+  private standby: Standby | undefined;
+  /** Bumped by close(): a standby still starting for before then is discarded. */
+  private standbyEra = 0;
 
   constructor(
     private readonly cwd: string,
@@ -153,16 +160,76 @@ export class LocalEnvironment implements ExecEnvironment {
     this.network?.allow(hosts);
   }
 
-  /** Ends the resident helper (a later file operation starts a new one) and the network proxy. */
+  /**
+   * Ends the resident helper (a later file operation starts a new one), the standby (a later
+   * command starts a new one) and the network proxy.
+   */
   async close(): Promise<void> {
-    await Promise.all([this.helper?.close(), this.network?.close()]);
+    this.standbyEra++;
+    const standby = this.standby;
+    this.standby = undefined;
+    await Promise.all([this.helper?.close(), standby?.discard(), this.network?.close()]);
+  }
+
+  /** The standby when it was made for `key` and still waits; any other is discarded. */
+  private takeStandby(key: string): Standby | undefined {
+    const standby = this.standby;
+    this.standby = undefined;
+    if (standby?.key === key && standby.alive) return standby;
+    void standby?.discard();
+    return undefined;
+  }
+
+  /**
+   * The next command's standby, started once the current command is disposed of (its caller
+   * is done with it) or has run for STANDBY_DELAY_MS: starting a process stalls the host's event
+   * loop for milliseconds, which must not delay a short command's result, while a long one's
+   * successor is ready in time. Returns `current` with that hook on its dispose.
+   */
+  private withStandbyNext(
+    current: SpawnedProcess,
+    key: string,
+    launcher: readonly string[],
+    cwd: string,
+    seccomp: Buffer | undefined,
+  ): SpawnedProcess {
+    const era = this.standbyEra;
+    let timer: NodeJS.Timeout | undefined;
+    const start = (): void => {
+      if (timer === undefined) return;
+      clearTimeout(timer);
+      timer = undefined;
+      // After the caller's own continuation of the dispose.
+      setImmediate(() => {
+        if (era !== this.standbyEra || this.standby !== undefined) return;
+        Standby.start(key, launcher, cwd, seccomp).then(
+          (standby) => {
+            if (era === this.standbyEra && this.standby === undefined) this.standby = standby;
+            else void standby.discard();
+          },
+          // Not started (bubblewrap gone): the next command starts its own, and says why.
+          () => undefined,
+        );
+      });
+    };
+    timer = setTimeout(start, STANDBY_DELAY_MS).unref();
+    return {
+      ...current,
+      dispose: () => {
+        const disposing = current.dispose();
+        void disposing.then(start, start);
+        return disposing;
+      },
+    };
   }
 
   async spawn(req: SpawnRequest): Promise<SpawnedProcess> {
     // The filter returns a fresh object: the request's variables go straight into it.
     const env = Object.assign(this.environment(process.env), req.env);
     const program = req.argv[0] ?? "";
-    let prefix: readonly string[] = [];
+    // bubblewrap and its arguments (before `--`), and what runs inside before the command.
+    let launcher: readonly string[] | undefined;
+    let wrapper: readonly string[] = [];
     let seccomp: Buffer | undefined;
     const sandboxed = req.sandboxed !== false && this.kind === "bubblewrap";
     const bwrap = await findBwrap(process.env["PATH"]);
@@ -175,20 +242,35 @@ export class LocalEnvironment implements ExecEnvironment {
       const route = await this.network?.route(this.readable !== undefined).catch((err: unknown) => {
         throw FunctionCallError.respondToModel(`network proxy unavailable: ${errorMessage(err)}`);
       });
-      prefix = [
-        bwrap,
-        ...bwrapArgs(this.sandbox, this.writable, req.cwd, route?.mounts),
-        "--",
-        ...(route?.wrapper ?? []),
-      ];
+      launcher = [bwrap, ...bwrapArgs(this.sandbox, this.writable, req.cwd, route?.mounts)];
+      wrapper = route?.wrapper ?? [];
       // The host's temporary directory is not there: the sandbox's own /tmp is.
       for (const name of ["TMPDIR", "TMP", "TEMP"]) if (name === "TMPDIR" || name in env) env[name] = "/tmp";
     } else if (this.pidNamespace && bwrap && (await pidNamespaceWorks(bwrap))) {
-      prefix = [bwrap, ...unconfinedBwrapArgs(req.cwd), "--"];
+      launcher = [bwrap, ...unconfinedBwrapArgs(req.cwd)];
     }
     const problem = await programProblem(program, req.cwd, env["PATH"]);
     if (problem !== undefined) throw FunctionCallError.respondToModel(problem);
-    const command = req.tty === true ? await ptyArgv(req.argv, env) : req.argv;
+    const command = [...wrapper, ...(req.tty === true ? await ptyArgv(req.argv, env) : req.argv)];
+    // A standby serves a command that would get the very same bubblewrap arguments (computed
+    // afresh above: a mount that appeared since makes them differ) over the same directories;
+    // not one on a PTY, whose session `script` sets up itself, nor one behind the domain
+    // allowlist's bridge (a node start dwarfs bubblewrap's; an idle standby would hold the
+    // proxy's socket between commands).
+    const key =
+      launcher !== undefined && req.tty !== true && wrapper.length === 0 && standbyCanRun(command, env)
+        ? JSON.stringify([launcher, directoryIdentities([req.cwd, ...this.writable, ...(this.readable ?? [])])])
+        : undefined;
+    if (launcher !== undefined && key !== undefined) {
+      const standby = this.takeStandby(key);
+      if (standby !== undefined) {
+        const stdin = req.stdin ?? "ignore";
+        const started = standby.run(command, env, stdin);
+        const proc = spawned(started, false, stdin === "pipe" ? started.child.stdin : null);
+        return this.withStandbyNext(proc, key, launcher, req.cwd, seccomp);
+      }
+    }
+    const prefix = launcher === undefined ? [] : [...launcher, "--"];
     const [file = program, ...args] = [...prefix, ...command];
     try {
       const started = await spawnGroup(file, args, {
@@ -199,7 +281,10 @@ export class LocalEnvironment implements ExecEnvironment {
         diesWithHost: prefix.length > 0,
       });
       if (seccomp) sendSeccomp(started, seccomp);
-      return spawned(started, req.tty === true);
+      const proc = spawned(started, req.tty === true);
+      return launcher !== undefined && key !== undefined
+        ? this.withStandbyNext(proc, key, launcher, req.cwd, seccomp)
+        : proc;
     } catch (err) {
       // A program found before may be gone (or no longer executable) since: look again.
       forgetProgram(program, req.cwd, env["PATH"]);
