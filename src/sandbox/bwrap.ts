@@ -1,5 +1,7 @@
-import { lstatSync, readlinkSync, type Stats } from "node:fs";
+import { existsSync, lstatSync, readlinkSync, realpathSync, type Stats } from "node:fs";
 import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
 import type { ExecEnvironment } from "../protocol/index.js";
 import { existing, existingSecrets, hostUnixSockets, realSocket } from "./hiddenPaths.js";
 import { protectedPaths } from "./protectedPaths.js";
@@ -21,6 +23,24 @@ function lstatOrUndefined(p: string): Stats | undefined {
 const realOrUndefined = (p: string): string | undefined => existing(p)?.real;
 
 type Sandbox = ExecEnvironment["sandbox"];
+
+/**
+ * What our own programs inside the sandbox need (the resident helper, the network bridge: this
+ * package's files, and node): kept visible, read-only, where the sandbox's private /tmp would
+ * hide them (a project checked out under /tmp runs from there).
+ */
+const OWN_DIRS: readonly string[] = (() => {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(path.join(dir, "package.json")) && path.dirname(dir) !== dir) dir = path.dirname(dir);
+  const real = (p: string): string => {
+    try {
+      return realpathSync(p);
+    } catch {
+      return p;
+    }
+  };
+  return [real(dir), path.dirname(real(process.execPath))];
+})();
 
 /** May the sandbox create Unix sockets (to reach those it was allowed, or the allowlist's proxy)? */
 const unixAllowed = (sandbox: Sandbox): boolean =>
@@ -88,7 +108,7 @@ export function bwrapArgs(
   if (resolv !== undefined && RUNTIME_DIRS.some((dir) => isWithin(dir, resolv))) args.push("--ro-bind", resolv, resolv);
   // The cwd and readable roots hidden by the tmpfs mounts above come back (writable roots next).
   const hiddenDirs = [...scratch, ...RUNTIME_DIRS].map((d) => realOrUndefined(d) ?? d);
-  for (const root of new Set([cwd, ...(readable ?? [])]))
+  for (const root of new Set([cwd, ...(readable ?? []), ...(readable === undefined ? OWN_DIRS : [])]))
     if (!writable.includes(root) && hiddenDirs.some((dir) => isWithin(dir, root))) args.push("--ro-bind", root, root);
   for (const root of writable) args.push("--bind", root, root);
   for (const p of protectedPaths(writable)) args.push("--ro-bind-try", p, p);
