@@ -104,6 +104,9 @@ export class Standby {
       pipe?.on("error", () => undefined);
       pipe?.end(seccomp);
     }
+    // Idle, it must not keep the host alive: an embedder that never closes its environment
+    // still exits when its work is done (bubblewrap's --die-with-parent ends the standby then).
+    holdsHost(started, false);
     return new Standby(key, started, request);
   }
 
@@ -140,6 +143,7 @@ export class Standby {
     }
     (this.started.child.stdio[READY_FD] as Writable | null)?.end();
     if (stdin === "ignore") this.started.child.stdin?.destroy();
+    holdsHost(this.started, true);
     const untrack = trackProcessGroup(this.started.pgid, { forwardHostSignals: true, watchdog: false });
     return { ...this.started, untrack };
   }
@@ -155,5 +159,16 @@ export class Standby {
     this.closeRequest();
     (child.stdio[READY_FD] as Writable | null)?.destroy();
     await releaseGroup(this.started);
+  }
+}
+
+/** Whether the standby's process and pipes keep the host's event loop alive (ref / unref). */
+function holdsHost({ child }: GroupChild, on: boolean): void {
+  if (on) child.ref();
+  else child.unref();
+  for (const stream of child.stdio) {
+    const handle = stream as { ref?: () => void; unref?: () => void } | null;
+    if (on) handle?.ref?.();
+    else handle?.unref?.();
   }
 }

@@ -6,12 +6,17 @@
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
+import { spawn } from "node:child_process";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, expect, it, vi } from "vitest";
 import { processAlive } from "../../src/process/groups.js";
 import type { ExecEnvironment, SpawnedProcess, SpawnRequest } from "../../src/protocol/index.js";
 import { createExecEnvironment } from "../../src/sandbox/index.js";
+import { collect, TSX } from "../cli/helpers.js";
 import { describeSandbox, Scratch } from "./helpers.js";
+
+const HOST = fileURLToPath(new URL("fixtures/standbyExitHost.ts", import.meta.url));
 
 /** The `bwrap` processes this test process started and that are still running (not zombies). */
 function bwrapChildren(): number[] {
@@ -89,6 +94,19 @@ for (const mode of ["workspace-write", "danger-full-access"] as const) {
       expect(pid).not.toBe(first.pid);
       const second = await runToEnd(env, { argv: ["sh", "-c", "echo served"], cwd });
       expect(second).toMatchObject({ pid, code: 0, stdout: "served\n" });
+    });
+
+    it("does not keep an embedder that never closes its environment alive, and dies with it", async () => {
+      env = await fresh(); // closed by afterEach; the host below never closes its own
+      const host = spawn(process.execPath, ["--import", TSX, HOST, mode, cwd], { stdio: ["ignore", "pipe", "pipe"] });
+      const done = await collect(host);
+      expect(done.code).toBe(0);
+      const { codes, standbys } = JSON.parse(done.stdout) as { codes: number[]; standbys: number[] };
+      expect(codes).toEqual([0, 0]);
+      expect(standbys).toHaveLength(1);
+      await vi.waitFor(() => {
+        expect(standbys.filter((pid) => processAlive(pid))).toEqual([]);
+      });
     });
 
     it("is gone once the environment is closed", async () => {
