@@ -196,6 +196,8 @@ export class NetworkProxy {
       });
     });
     await chmod(opts.socketPath, 0o600);
+    // An embedder that never closes its environment still exits once its commands are done.
+    server.unref();
     return proxy;
   }
 
