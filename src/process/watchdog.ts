@@ -16,8 +16,9 @@ import { startTime } from "./identity.js";
  *   `c KEY COMMAND` a shell command that removes a container (`docker rm -f ...`), keyed
  *   `d KEY`         that container is gone
  * Before a kill it checks the group's leader is the process the host recorded (a reused id
- * belongs to someone else), and it never kills a group id of 1 or less (`kill -- -1` is every
- * process). Commands under bubblewrap are not listed: `--die-with-parent` and their PID
+ * belongs to someone else; a leader whose start the host could not read, one that ended before
+ * it was listed, is never taken for it), and it never kills a group id of 1 or less (`kill -- -1`
+ * is every process). With its leader gone, a group id cannot be reused while members remain. Commands under bubblewrap are not listed: `--die-with-parent` and their PID
  * namespace already end them with the host, for no write at all.
  */
 const SCRIPT = `trap '' INT TERM HUP
@@ -38,7 +39,8 @@ while read -r op id rest; do
 done
 for pg in $groups; do
   eval "want=\\$s_$pg"
-  if [ -n "$want" ] && read -r l < "/proc/$pg/stat"; then
+  if read -r l < "/proc/$pg/stat"; then
+    [ -n "$want" ] || continue
     set -- \${l##*") "}
     [ "\${20}" = "$want" ] || continue
   fi
