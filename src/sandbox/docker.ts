@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import { realpath, stat } from "node:fs/promises";
 import path from "node:path";
 import { onHostExit, ownIdentity, spawnGroup, watchCommand } from "../process/index.js";
@@ -177,13 +177,14 @@ export class DockerEnvironment implements ExecEnvironment {
     }
     const tty = req.tty === true;
     const stdin = req.stdin ?? "ignore";
+    const pidFile = `/tmp/.toolcall-cmd-${randomUUID()}`;
     const argv = [
       this.cli.binary,
       "exec",
       ...(stdin === "pipe" ? ["--interactive"] : []),
       // The CLI wants a terminal of its own for `--tty`: `script` gives it one on the host.
       ...(tty ? ["--tty"] : []),
-      ...["--workdir", cwd, ...envFlags, this.container],
+      ...["--workdir", cwd, ...envFlags, "--env", `TOOLCALL_PIDFILE=${pidFile}`, this.container],
       ...["sh", "-c", WRAPPER, "sh", ...req.argv],
     ];
     const [file = this.cli.binary, ...args] = tty ? await ptyArgv(argv, clientEnv) : argv;
@@ -196,7 +197,7 @@ export class DockerEnvironment implements ExecEnvironment {
         // the host's Ctrl-C reaches the command through the turn's abort instead.
         forwardHostSignals: false,
       });
-      return dockerProcess(this.cli, this.container, started, tty);
+      return dockerProcess(this.cli, this.container, started, tty, pidFile);
     } catch (err) {
       throw FunctionCallError.respondToModel(`failed to start docker exec: ${errorMessage(err)}`);
     }

@@ -16,8 +16,11 @@ import type { DockerCli } from "./dockerCli.js";
  * Abort and timeouts send SIGTERM, then SIGKILL, to that group with a second `docker exec`.
  */
 export const WRAPPER = `echo "$$" >&2
+pf=$TOOLCALL_PIDFILE; unset TOOLCALL_PIDFILE
+[ -z "$pf" ] || echo "$$" 2>/dev/null >"$pf" || :
 "$@"
 s=$?
+[ -z "$pf" ] || rm -f "$pf" 2>/dev/null || :
 for f in /proc/[0-9]*/stat; do
   read -r l 2>/dev/null <"$f" || continue
   set -- \${l##*") "}
@@ -26,8 +29,13 @@ for f in /proc/[0-9]*/stat; do
 done
 exit "$s"`;
 
-/** `sh -c KILL sh PGID POLLS SIGNAL`: SIGNAL, then SIGKILL after POLLS x 50 ms; returns once the group is gone (or 1 s after SIGKILL). */
+/**
+ * `sh -c KILL sh PGID POLLS SIGNAL`: SIGNAL, then SIGKILL after POLLS x 50 ms; returns once the
+ * group is gone (or 1 s after SIGKILL). PGID may be `@FILE`: the wrapper's pid file, for a CLI
+ * killed before it passed the pid line on.
+ */
 const KILL = `pg=$1; n=$2
+case $pg in @*) read -r pg 2>/dev/null <"\${pg#@}" || exit 0 ;; esac
 [ "$pg" -gt 1 ] 2>/dev/null || exit 0
 kill -s "$3" -- "-$pg" 2>/dev/null || exit 0
 while [ "$n" -gt 0 ] && kill -s 0 -- "-$pg" 2>/dev/null; do sleep 0.05; n=$((n-1)); done
@@ -78,7 +86,14 @@ function splitPidLine(stream: Readable, onPid: (pid: number | undefined) => void
 }
 
 /** A `docker exec` started on the host (its CLI leads a host process group) as the seam's `SpawnedProcess`. */
-export function dockerProcess(cli: DockerCli, container: string, started: GroupChild, tty: boolean): SpawnedProcess {
+export function dockerProcess(
+  cli: DockerCli,
+  container: string,
+  started: GroupChild,
+  tty: boolean,
+  /** Where the wrapper writes its pid inside the container (TOOLCALL_PIDFILE). */
+  pidFile?: string,
+): SpawnedProcess {
   const { child, pgid, exited } = started;
   let reportPid: (pid: number | undefined) => void = () => undefined;
   const inner = new Promise<number | undefined>((resolve) => (reportPid = resolve));
@@ -100,11 +115,14 @@ export function dockerProcess(cli: DockerCli, container: string, started: GroupC
    */
   const killInside = async (signal: "TERM" | "KILL", graceMs: number): Promise<void> => {
     const pid = await inner;
-    if (pid === undefined || (ended !== undefined && ended.code !== null)) return;
+    if (ended !== undefined && ended.code !== null) return;
+    // A CLI killed before it passed the pid line on: the wrapper's pid file names the group.
+    const target = pid !== undefined ? String(pid) : pidFile !== undefined ? `@${pidFile}` : undefined;
+    if (target === undefined) return;
     killed = true;
     const polls = String(Math.ceil(graceMs / POLL_MS));
     // The container may already be gone (closed): then so is the command.
-    await cli.run(["exec", container, "sh", "-c", KILL, "sh", String(pid), polls, signal]).catch(() => undefined);
+    await cli.run(["exec", container, "sh", "-c", KILL, "sh", target, polls, signal]).catch(() => undefined);
   };
   const cliGone = async (): Promise<void> => {
     let timer: NodeJS.Timeout | undefined;
