@@ -119,15 +119,19 @@ export function bwrapArgs(
     allowed.add(real);
     args.push("--bind", real, real);
   }
+  // With readableRoots, what lies outside every mount is absent already: hiding it again would
+  // only make its mount point, and so show its name (a ~/.ssh under a hidden home).
+  const shown = (real: string): boolean =>
+    readable === undefined || [...SYSTEM_DIRS, cwd, ...writable, ...readable].some((root) => isWithin(root, real));
   for (const secret of existingSecrets()) {
-    if (holdsRoot(secret.real)) continue;
+    if (holdsRoot(secret.real) || !shown(secret.real)) continue;
     if (secret.dir) args.push("--tmpfs", secret.real, "--remount-ro", secret.real);
     else args.push("--ro-bind", "/dev/null", secret.real);
   }
   for (const real of hostUnixSockets(unixAllowed(sandbox))) {
     if (allowed.has(real)) continue;
     if (hiddenDirs.some((dir) => isWithin(dir, real)) && !writable.some((root) => isWithin(root, real))) continue;
-    if (readable !== undefined && ![...SYSTEM_DIRS, ...readable].some((root) => isWithin(root, real))) continue;
+    if (!shown(real)) continue;
     args.push("--ro-bind", "/dev/null", real);
   }
   args.push(...mounts);

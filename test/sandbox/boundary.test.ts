@@ -241,6 +241,13 @@ describeSandbox("credentials are unreadable without readableRoots", () => {
       }
       await expect(env.checkRead(path.join(home, "notes.txt"))).resolves.toBeUndefined();
     }
+    // Under readableRoots the home is absent, and hiding its credentials must not bring back
+    // their names as empty mount points.
+    const other = await scratch.outside("readable");
+    const narrow = await createExecEnvironment({ cwd: ws, sandbox: { mode: "workspace-write", readableRoots: [other] } });
+    const listing = await run(narrow, ["ls", "-A", home], { cwd: ws });
+    expect(listing.exitCode).not.toBe(0);
+    expect(listing.output).toContain("No such file or directory");
     // Full access confines nothing, so the readers claim nothing either.
     const full = await createExecEnvironment({ cwd: ws, sandbox: { mode: "danger-full-access" } });
     await expect(full.checkRead(files[0]!)).resolves.toBeUndefined();
