@@ -63,7 +63,7 @@ export interface CliConfig {
   warnings?: string[];
 }
 
-export const DEFAULT_CONFIG_NAME = "toolcall.toml";
+const DEFAULT_CONFIG_NAME = "toolcall.toml";
 
 const TOOL_KEYS = [
   "preset",
@@ -251,7 +251,7 @@ function addPolicy(
  * config) over a config: rules, mode, hooks, `additionalDirectories` as writable roots, and
  * their warnings.
  */
-export function withClaudeSettings<C extends Omit<CliConfig, "mcpServers">>(config: C, claude: ClaudeSettings): C {
+function withClaudeSettings<C extends Omit<CliConfig, "mcpServers">>(config: C, claude: ClaudeSettings): C {
   const out: C = { ...config };
   addPolicy(out, claude.permissions, claude.files.join(", "));
   if (Object.keys(claude.hooks).length > 0) out.hooks = mergeHooks(out.hooks, claude.hooks);
@@ -270,7 +270,7 @@ export function withClaudeSettings<C extends Omit<CliConfig, "mcpServers">>(conf
  * keys) and `hooks` take the same shapes in both, so a `.claude/settings.json` hook block
  * pastes in unchanged.
  */
-export function parseCliConfig(doc: unknown, file: string, json = isJsonFile(file)): Omit<CliConfig, "mcpServers"> {
+function parseCliConfig(doc: unknown, file: string, json = isJsonFile(file)): Omit<CliConfig, "mcpServers"> {
   if (!isTable(doc)) throw new ConfigError(`${file}: expected a table at the top level, got ${typeName(doc)}`);
   const known = [
     "tools",

@@ -6,7 +6,7 @@ import { ConfigError } from "./configSection.js";
 import { SANDBOX_MODES, type DockerSettings, type SandboxSettings } from "./sandboxConfig.js";
 
 /** The commands that run tools sandbox them unless told otherwise (the library's default is full access). */
-export const DEFAULT_SANDBOX_MODE: SandboxMode = "workspace-write";
+const DEFAULT_SANDBOX_MODE: SandboxMode = "workspace-write";
 
 /** `--sandbox MODE`, `--network` and `--docker-image IMAGE`. */
 export interface SandboxFlags {

@@ -40,7 +40,7 @@ const DECLINE: ElicitResult = { action: "decline" };
 /** Consecutive failed restarts of a dead server before it is given up. */
 export const MAX_RESTART_ATTEMPTS = 3;
 /** Wait before restart attempt n (the last entry repeats). */
-export const DEFAULT_RESTART_BACKOFF_MS: readonly number[] = [0, 250, 1_000];
+const DEFAULT_RESTART_BACKOFF_MS: readonly number[] = [0, 250, 1_000];
 
 const CLIENT_INFO = { name: "toolcall-runtime", version: PACKAGE_VERSION };
 

@@ -19,9 +19,7 @@ import type { McpOAuthConfig, McpServerConfig } from "./config.js";
 export type McpAuthorizationHandler = (url: URL, ctx: { server: string }) => void | Promise<void>;
 
 /** How long `toolcall mcp login` (or an embedder) waits for the browser to come back. */
-export const AUTHORIZATION_TIMEOUT_MS = 5 * 60 * 1000;
-
-export { toolcallHome };
+const AUTHORIZATION_TIMEOUT_MS = 5 * 60 * 1000;
 
 /** What is kept per server: tokens (with when they were saved), the registered client, the loopback port. */
 interface Stored {

@@ -11,7 +11,7 @@ import { isWithin } from "./roots.js";
  */
 
 /** Credentials of the user and the machine, and toolcall's own token store. */
-export function secretPaths(home = homedir()): string[] {
+function secretPaths(home = homedir()): string[] {
   return [
     ...[".ssh", ".aws", ".gnupg", ".config/gcloud", ".kube", ".docker", ".netrc"].map((p) => path.join(home, p)),
     "/etc/shadow",

@@ -3,7 +3,7 @@ import type { SpawnedProcess } from "../../protocol/index.js";
 import type { SpillStore } from "../../turn/index.js";
 import type { ExecCommandArgs } from "./execCommandHandler.js";
 
-export const DEFAULT_MAX_EXEC_SESSIONS = 64;
+const DEFAULT_MAX_EXEC_SESSIONS = 64;
 
 /**
  * The exec sessions of one router (the agent's session): they outlive a turn, are capped (the
