@@ -2,8 +2,8 @@ import { findExecutable } from "../process/index.js";
 import type { EnvironmentPolicy, ExecEnvironment, SandboxMode, SandboxPolicy } from "../protocol/index.js";
 import { createDockerEnvironment, createExecEnvironment } from "../sandbox/index.js";
 import { errorMessage } from "../util/index.js";
-import { ConfigError } from "./configSection.js";
-import { SANDBOX_MODES, type DockerSettings, type SandboxSettings } from "./sandboxConfig.js";
+import { ConfigError } from "./configError.js";
+import { SANDBOX_MODES, type DockerSettings, type SandboxSettings } from "./sandboxSettings.js";
 
 /** The commands that run tools sandbox them unless told otherwise (the library's default is full access). */
 const DEFAULT_SANDBOX_MODE: SandboxMode = "workspace-write";

@@ -17,3 +17,11 @@ export {
   scriptCommands,
   type ScriptCommand,
 } from "./bashCommands.js";
+export {
+  asTableInput,
+  checkConfig,
+  describeValue,
+  keyPath,
+  unknownKeysMessage,
+  type UnknownKeys,
+} from "./configCheck.js";
