@@ -25,3 +25,4 @@ export {
   unknownKeysMessage,
   type UnknownKeys,
 } from "./configCheck.js";
+export { coalesce } from "./coalesce.js";
