@@ -105,7 +105,10 @@ export async function sandboxWarning(env: ExecEnvironment): Promise<string | und
 }
 
 /** How the demo says which mode it ran in. */
-export function describeSandbox(mode: SandboxMode, bwrap: boolean, chosen: "auto" | "flag"): string {
+export function describeSandbox(
+  mode: SandboxMode,
+  { bwrap, chosen }: { bwrap: boolean; chosen: "auto" | "flag" },
+): string {
   if (mode !== "danger-full-access") {
     return bwrap
       ? `sandbox: ${mode} (bubblewrap)`

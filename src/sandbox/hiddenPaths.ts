@@ -51,7 +51,7 @@ export function isSecret(real: string): boolean {
  * ones have no path). `fresh`: read now, for a sandbox that may create Unix sockets, where
  * hiding them is the boundary (elsewhere the seccomp filter is, and a list REUSE_MS old will do).
  */
-export function hostUnixSockets(fresh: boolean): string[] {
+export function hostUnixSockets({ fresh }: { fresh: boolean }): string[] {
   if (fresh) return listUnixSockets();
   // One gone since would fail bubblewrap's bind over it: each is looked at again now.
   return recentSockets("").filter((p) => lstatSync(p, { throwIfNoEntry: false })?.isSocket() === true);
