@@ -244,7 +244,10 @@ describeSandbox("credentials are unreadable without readableRoots", () => {
     // Under readableRoots the home is absent, and hiding its credentials must not bring back
     // their names as empty mount points.
     const other = await scratch.outside("readable");
-    const narrow = await createExecEnvironment({ cwd: ws, sandbox: { mode: "workspace-write", readableRoots: [other] } });
+    const narrow = await createExecEnvironment({
+      cwd: ws,
+      sandbox: { mode: "workspace-write", readableRoots: [other] },
+    });
     const listing = await run(narrow, ["ls", "-A", home], { cwd: ws });
     expect(listing.exitCode).not.toBe(0);
     expect(listing.output).toContain("No such file or directory");
