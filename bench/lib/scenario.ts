@@ -22,7 +22,7 @@ export interface Scenario {
   run(ctx: ScenarioContext): Promise<ScenarioOutput>;
 }
 
-export function variantResult(id: string, label: string, unit: string, samples: number[]): VariantResult {
+function variantResult(id: string, label: string, unit: string, samples: number[]): VariantResult {
   return { id, label, unit, samples, ...summarize(samples) };
 }
 

@@ -34,7 +34,7 @@ export const NOOP_SPEC: FunctionToolSpec = {
   description: "Does nothing.",
   parameters: schema("n"),
 };
-export const WAIT_SPEC: FunctionToolSpec = {
+const WAIT_SPEC: FunctionToolSpec = {
   type: "function",
   name: "wait",
   description: "Waits ms milliseconds.",

@@ -17,11 +17,11 @@ export interface TraceCall {
   ms: number;
 }
 
-export const SEED = 20_240_601;
+const SEED = 20_240_601;
 const CONCURRENCY = 16;
 
 /** 70 % shared, 30 % exclusive, 1–20 ms each. */
-export function makeTrace(seed: number, length: number): TraceCall[] {
+function makeTrace(seed: number, length: number): TraceCall[] {
   const random = seededRandom(seed);
   return Array.from({ length }, () => ({ exclusive: random() >= 0.7, ms: 1 + Math.floor(random() * 20) }));
 }
@@ -31,7 +31,7 @@ export function makeTrace(seed: number, length: number): TraceCall[] {
  * order, an exclusive call waits for every earlier call and blocks every later one, and at
  * most `cap` shared calls run at once.
  */
-export function optimalFifoMakespan(trace: readonly TraceCall[], cap: number): number {
+function optimalFifoMakespan(trace: readonly TraceCall[], cap: number): number {
   const ends: number[] = [];
   let lastStart = 0;
   let barrier = 0; // end of the latest exclusive call

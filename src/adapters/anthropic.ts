@@ -17,7 +17,7 @@ export interface AnthropicTextBlock {
   text: string;
 }
 
-export type AnthropicImageMediaType = "image/jpeg" | "image/png" | "image/gif" | "image/webp";
+type AnthropicImageMediaType = "image/jpeg" | "image/png" | "image/gif" | "image/webp";
 
 export interface AnthropicImageBlock {
   type: "image";

@@ -1,4 +1,4 @@
-export { toolAnswer, type OutputLike, type ToolAnswer } from "./outcomes.js";
+export { type OutputLike } from "./outcomes.js";
 export {
   fromChatCompletions,
   toChatCompletionsMessages,
@@ -13,7 +13,6 @@ export {
   toAnthropicToolResults,
   type AnthropicContentBlock,
   type AnthropicImageBlock,
-  type AnthropicImageMediaType,
   type AnthropicTextBlock,
   type AnthropicToolResultBlock,
   type AnthropicToolUseBlock,

@@ -1,5 +1,10 @@
 import type { PermissionMode } from "../policy/index.js";
-import { ConfigError, isTable, typeName, type Table } from "./configSection.js";
+import { describeValue, isRecord } from "../util/index.js";
+import { ConfigError } from "./configError.js";
+
+type Table = Record<string, unknown>;
+/** A table: TOML dates are objects too, but never a table of settings. */
+const isTable = (v: unknown): v is Table => isRecord(v) && !(v instanceof Date);
 
 /**
  * Codex's approval settings in a `config.toml` (DESIGN section 11, "Settings people bring"),
@@ -42,8 +47,7 @@ export function codexApprovals(doc: Table, file: string): CodexApprovals {
       const choices = Object.keys(POLICIES)
         .map((p) => JSON.stringify(p))
         .join(", ");
-      const got = typeof policy === "string" ? JSON.stringify(policy) : typeName(policy);
-      throw new ConfigError(`${file}: approval_policy: expected one of ${choices}, got ${got}`);
+      throw new ConfigError(`${file}: approval_policy: expected one of ${choices}, got ${describeValue(policy)}`);
     }
     out.mode = mode;
   }
@@ -57,10 +61,10 @@ export function codexApprovals(doc: Table, file: string): CodexApprovals {
     if (serverMode === "approve") out.allow.push(`mcp__${part(server)}__*`);
     const tools = body["tools"];
     if (tools === undefined) continue;
-    if (!isTable(tools)) throw new ConfigError(`${file}: ${where}.tools: expected table, got ${typeName(tools)}`);
+    if (!isTable(tools)) throw new ConfigError(`${file}: ${where}.tools: expected table, got ${describeValue(tools)}`);
     for (const [tool, settings] of Object.entries(tools)) {
       const at = `${where}.tools.${tool}`;
-      if (!isTable(settings)) throw new ConfigError(`${file}: ${at}: expected table, got ${typeName(settings)}`);
+      if (!isTable(settings)) throw new ConfigError(`${file}: ${at}: expected table, got ${describeValue(settings)}`);
       for (const key of Object.keys(settings)) {
         if (!TOOL_KEYS.includes(key)) out.warnings.push(`${file}: unknown key ${at}.${key}; ignored`);
       }
@@ -84,8 +88,7 @@ export function codexApprovals(doc: Table, file: string): CodexApprovals {
 function approvalMode(value: unknown, key: string, file: string): string | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== "string" || !TOOL_MODES.includes(value)) {
-    const got = typeof value === "string" ? JSON.stringify(value) : typeName(value);
-    throw new ConfigError(`${file}: ${key}: expected one of "auto", "prompt", "approve", got ${got}`);
+    throw new ConfigError(`${file}: ${key}: expected one of "auto", "prompt", "approve", got ${describeValue(value)}`);
   }
   return value;
 }

@@ -17,19 +17,14 @@ import {
 import type { ToolsConfig } from "../toolset.js";
 import type { TruncationPolicy } from "../turn/index.js";
 import type { EnvironmentPolicy } from "../protocol/index.js";
-import { errorMessage, isRecord, parseJsonc } from "../util/index.js";
+import { validateDomainPatterns } from "../sandbox/index.js";
+import { checkConfig, describeValue, errorMessage, isRecord, keyPath, parseJsonc } from "../util/index.js";
 import { codexApprovals } from "./codexApprovals.js";
-import { ConfigError, isTable, Section, typeName } from "./configSection.js";
-import {
-  parseDockerSettings,
-  parseSandboxSettings,
-  parseShellEnvironmentPolicy,
-  SANDBOX_CONFIG_KEYS,
-  type DockerSettings,
-  type SandboxSettings,
-} from "./sandboxConfig.js";
+import { ConfigError } from "./configError.js";
+import type { ConfigDocument } from "./configSchema.js";
+import type { DockerSettings, SandboxSettings } from "./sandboxSettings.js";
 
-export { ConfigError } from "./configSection.js";
+export { ConfigError } from "./configError.js";
 
 export interface RuntimeSettings {
   maxConcurrency?: number;
@@ -63,144 +58,7 @@ export interface CliConfig {
   warnings?: string[];
 }
 
-export const DEFAULT_CONFIG_NAME = "toolcall.toml";
-
-const TOOL_KEYS = [
-  "preset",
-  "shell",
-  "apply_patch",
-  "edit_file",
-  "write_file",
-  "read_file",
-  "list_dir",
-  "grep_files",
-  "glob",
-  "view_image",
-  "update_plan",
-  "test_sync_tool",
-  "request_user_input",
-  "user_input_timeout_ms",
-  "image_detail",
-  "shell_non_safe_exclusive",
-  "exec_timeout_ms",
-  "max_exec_sessions",
-  "skills",
-  "spill_dir",
-  "defer_tools",
-  "groups",
-] as const;
-const RUNTIME_KEYS = ["max_concurrency", "truncation", "exec_timeout_ms"] as const;
-const MAX_TIMEOUT_MS = 24 * 3600 * 1000;
-
-function parseTools(s: Section): ToolsConfig {
-  s.rejectUnknown(TOOL_KEYS, ["web_search"]); // Codex's hosted web search is not ours to run
-  const tools: ToolsConfig = {};
-  const preset = s.oneOf("preset", ["codex"] as const);
-  if (preset !== undefined) tools.preset = preset;
-  const shell = s.oneOf("shell", ["shell", "shell_command", "unified_exec", false] as const);
-  if (shell !== undefined) tools.shell = shell;
-  const applyPatch = s.oneOf("apply_patch", ["freeform", "function", false] as const);
-  if (applyPatch !== undefined) tools.applyPatch = applyPatch;
-  const flags = [
-    ["edit_file", "editFile"],
-    ["write_file", "writeFile"],
-    ["read_file", "readFile"],
-    ["list_dir", "listDir"],
-    ["grep_files", "grepFiles"],
-    ["glob", "glob"],
-    ["view_image", "viewImage"],
-    ["update_plan", "updatePlan"],
-    ["test_sync_tool", "testSyncTool"],
-    ["request_user_input", "requestUserInput"],
-    ["shell_non_safe_exclusive", "shellNonSafeExclusive"],
-    ["defer_tools", "deferTools"],
-  ] as const;
-  for (const [key, prop] of flags) {
-    const v = s.boolean(key);
-    if (v !== undefined) tools[prop] = v;
-  }
-  const timeout = s.integer("exec_timeout_ms", 1, MAX_TIMEOUT_MS);
-  if (timeout !== undefined) tools.execTimeoutMs = timeout;
-  const userInputTimeout = s.integer("user_input_timeout_ms", 1, MAX_TIMEOUT_MS);
-  if (userInputTimeout !== undefined) tools.userInputTimeoutMs = userInputTimeout;
-  const imageDetail = s.oneOf("image_detail", ["auto", "low", "high", "original"] as const);
-  if (imageDetail !== undefined) tools.imageDetail = imageDetail;
-  const sessions = s.integer("max_exec_sessions", 1, 1024);
-  if (sessions !== undefined) tools.maxExecSessions = sessions;
-  // Relative to the config file, as the sandbox's roots are.
-  const base = path.dirname(path.resolve(s.file));
-  const skills = s.stringArray("skills", { nonEmpty: true });
-  if (skills !== undefined) tools.skills = skills.map((p) => path.resolve(base, p));
-  const spillDir = s.string("spill_dir");
-  if (spillDir !== undefined) tools.spillDir = path.resolve(base, spillDir);
-  const groups = s.subTable("groups");
-  if (groups) {
-    tools.groups = {};
-    for (const name of groups.keys()) {
-      const g = groups.subTable(name) ?? groups.fail(name, "a table with tools, description, instructions");
-      g.rejectUnknown(["tools", "description", "instructions"]);
-      const list = g.stringArray("tools", { nonEmpty: true }) ?? g.fail("tools", "a list of tool names");
-      const description = g.string("description");
-      const instructions = g.string("instructions");
-      tools.groups[name] = {
-        tools: list,
-        ...(description !== undefined && { description }),
-        ...(instructions !== undefined && { instructions }),
-      };
-    }
-  }
-  return tools;
-}
-
-function parseRuntime(s: Section, file: string, tools: ToolsConfig): RuntimeSettings {
-  s.rejectUnknown(RUNTIME_KEYS);
-  const runtime: RuntimeSettings = {};
-  const max = s.integer("max_concurrency", 1, 256);
-  if (max !== undefined) runtime.maxConcurrency = max;
-  const t = s.subTable("truncation");
-  if (t) {
-    t.rejectUnknown(["mode", "limit"]);
-    const mode = t.oneOf("mode", ["bytes", "tokens"] as const) ?? "bytes";
-    const limit = t.integer("limit", 0, Number.MAX_SAFE_INTEGER);
-    if (limit === undefined) throw new ConfigError(`${file}: runtime.truncation.limit: expected integer, got nothing`);
-    runtime.truncation = { mode, limit };
-  }
-  const timeout = s.integer("exec_timeout_ms", 1, MAX_TIMEOUT_MS);
-  if (timeout !== undefined) {
-    if (tools.execTimeoutMs !== undefined && tools.execTimeoutMs !== timeout) {
-      throw new ConfigError(`${file}: runtime.exec_timeout_ms and tools.exec_timeout_ms disagree; set one of them`);
-    }
-    tools.execTimeoutMs = timeout;
-  }
-  return runtime;
-}
-
-const PERMISSION_KEYS = ["mode", "allow", "ask", "deny", "approval_timeout_ms", "risk_field", "ask_at_risk"] as const;
-const PERMISSION_MODES = [
-  "default",
-  "accept_edits",
-  "read_only",
-  "bypass",
-] as const satisfies readonly PermissionMode[];
-
-/** Types only: the rules' syntax is checked by the `PermissionEngine` built from them. */
-function parsePermissions(s: Section): PermissionPolicy {
-  s.rejectUnknown(PERMISSION_KEYS);
-  const policy: PermissionPolicy = {};
-  const mode = s.oneOf("mode", PERMISSION_MODES);
-  if (mode !== undefined) policy.mode = mode;
-  for (const key of ["allow", "ask", "deny"] as const) {
-    const rules = s.stringArray(key);
-    if (rules !== undefined) policy[key] = rules;
-  }
-  const timeout = s.integer("approval_timeout_ms", 1, MAX_TIMEOUT_MS);
-  if (timeout !== undefined) policy.approvalTimeoutMs = timeout;
-  const riskField = s.boolean("risk_field");
-  if (riskField !== undefined) policy.riskField = riskField;
-  const askAtRisk = s.oneOf("ask_at_risk", ["medium", "high"] as const);
-  if (askAtRisk !== undefined) policy.askAtRisk = askAtRisk;
-  return policy;
-}
+const DEFAULT_CONFIG_NAME = "toolcall.toml";
 
 function parseHooks(value: unknown, file: string): HookConfig {
   try {
@@ -251,7 +109,7 @@ function addPolicy(
  * config) over a config: rules, mode, hooks, `additionalDirectories` as writable roots, and
  * their warnings.
  */
-export function withClaudeSettings<C extends Omit<CliConfig, "mcpServers">>(config: C, claude: ClaudeSettings): C {
+function withClaudeSettings<C extends Omit<CliConfig, "mcpServers">>(config: C, claude: ClaudeSettings): C {
   const out: C = { ...config };
   addPolicy(out, claude.permissions, claude.files.join(", "));
   if (Object.keys(claude.hooks).length > 0) out.hooks = mergeHooks(out.hooks, claude.hooks);
@@ -264,106 +122,129 @@ export function withClaudeSettings<C extends Omit<CliConfig, "mcpServers">>(conf
 }
 
 /**
- * Validates the `[tools]`, `[runtime]`, `[permissions]`, `[hooks]`, sandbox and
- * `[shell_environment_policy]` sections of a parsed config document and its top-level keys. Servers are `[mcp_servers.NAME]` in TOML and `mcpServers` in JSON (the
- * common MCP client format); the MCP config parser reads them. `permissions` (snake_case
- * keys) and `hooks` take the same shapes in both, so a `.claude/settings.json` hook block
- * pastes in unchanged.
+ * A parsed config document checked by its form's schema (src/cli/configSchema.ts): the
+ * `[tools]`, `[runtime]`, `[permissions]`, `[hooks]`, sandbox and `[shell_environment_policy]`
+ * sections and the top-level keys. Servers are `[mcp_servers.NAME]` in TOML and `mcpServers`
+ * in JSON (the common MCP client format); the MCP config parser reads them. `permissions`
+ * (snake_case keys) and `hooks` take the same shapes in both, so a `.claude/settings.json` hook
+ * block pastes in unchanged.
  */
-export function parseCliConfig(doc: unknown, file: string, json = isJsonFile(file)): Omit<CliConfig, "mcpServers"> {
-  if (!isTable(doc)) throw new ConfigError(`${file}: expected a table at the top level, got ${typeName(doc)}`);
-  const known = [
-    "tools",
-    "runtime",
-    "permissions",
-    "hooks",
-    ...(json ? ["mcpServers", "servers", "inputs"] : ["mcp_servers", "approval_policy"]),
-    ...SANDBOX_CONFIG_KEYS,
-  ];
-  const top = new Section(file, "", doc);
-  top.rejectUnknown(known, json ? CLAUDE_TOP_LEVEL_KEYS : CODEX_TOP_LEVEL_KEYS);
-  const section = (key: string): Section => {
-    const v = doc[key];
-    if (v !== undefined && !isTable(v)) {
-      throw new ConfigError(`${file}: ${key}: expected table, got ${typeName(v)}`);
-    }
-    return new Section(file, key, isTable(v) ? v : {}, top.ignored);
-  };
-  const tools = parseTools(section("tools"));
-  const runtime = parseRuntime(section("runtime"), file, tools);
+async function parseCliConfig(
+  doc: unknown,
+  file: string,
+  json = isJsonFile(file),
+): Promise<Omit<CliConfig, "mcpServers">> {
+  const { JSON_CONFIG, TOML_CONFIG } = await import("./configSchema.js");
+  if (!isRecord(doc) || doc instanceof Date) {
+    throw new ConfigError(`${file}: expected a table at the top level, got ${describeValue(doc)}`);
+  }
+  const checked = checkConfig<ConfigDocument>(json ? JSON_CONFIG : TOML_CONFIG, doc);
+  if (!checked.ok) {
+    const p = checked.problem;
+    if (p.kind === "invalid") throw new ConfigError(`${file}: ${keyPath("", p.path)}: ${p.message}`);
+    throw new ConfigError(
+      `${file}: unknown key ${keyPath("", [...p.path, p.key])} (known keys: ${p.known.join(", ")})`,
+    );
+  }
+  const d = checked.value;
+  const warnings: string[] = [];
+  const ignoredKeys: string[] = [];
+  for (const { path: at, key, known, kind } of checked.unknown) {
+    const dotted = keyPath("", [...at, key]);
+    if (kind === "documented") ignoredKeys.push(dotted);
+    else warnings.push(`${file}: unknown key ${dotted}; ignored (known keys: ${known.join(", ")})`);
+  }
+  // Relative to the config file, as the user wrote them.
+  const base = path.dirname(path.resolve(file));
+  const tools: ToolsConfig = { ...d.tools };
+  if (tools.skills) tools.skills = tools.skills.map((p) => path.resolve(base, p));
+  if (tools.spillDir !== undefined) tools.spillDir = path.resolve(base, tools.spillDir);
+  const runtime = runtimeSettings(d, file, tools);
   const config: Omit<CliConfig, "mcpServers"> = { file, tools, runtime };
-  if (doc["permissions"] !== undefined) config.permissions = parsePermissions(section("permissions"));
-  if (doc["hooks"] !== undefined) {
-    config.hooks = parseHooks(doc["hooks"], file);
-    const warnings = hookConfigWarnings(config.hooks, file);
-    if (warnings.length > 0) config.warnings = warnings;
+  if (d.permissions !== undefined) config.permissions = d.permissions;
+  if (d.hooks !== undefined) {
+    config.hooks = parseHooks(d.hooks, file);
+    warnings.push(...hookConfigWarnings(config.hooks, file));
   }
   if (!json) {
     const codex = codexApprovals(doc, file);
     addPolicy(config, codex, `${file}: approval_policy`);
-    if (codex.warnings.length > 0) config.warnings = [...(config.warnings ?? []), ...codex.warnings];
+    warnings.push(...codex.warnings);
   }
-  const sandbox = parseSandboxSettings(top);
+  const sandbox = sandboxSettings(d, file, base);
   if (sandbox !== undefined) config.sandbox = sandbox;
-  const docker = parseDockerSettings(top);
-  if (docker !== undefined) config.docker = docker;
-  if (doc["shell_environment_policy"] !== undefined) {
-    config.shellEnvironmentPolicy = parseShellEnvironmentPolicy(section("shell_environment_policy"));
-  }
-  if (top.ignored.length > 0) config.ignoredKeys = top.ignored;
+  if (d.docker !== undefined) config.docker = d.docker;
+  if (d.shell_environment_policy !== undefined) config.shellEnvironmentPolicy = d.shell_environment_policy;
+  if (warnings.length > 0) config.warnings = warnings;
+  if (ignoredKeys.length > 0) config.ignoredKeys = ignoredKeys;
   return config;
 }
 
-const isJsonFile = (file: string): boolean => file.endsWith(".json") || file.endsWith(".jsonc");
+function runtimeSettings(d: ConfigDocument, file: string, tools: ToolsConfig): RuntimeSettings {
+  const runtime: RuntimeSettings = {};
+  if (d.runtime?.max_concurrency !== undefined) runtime.maxConcurrency = d.runtime.max_concurrency;
+  if (d.runtime?.truncation !== undefined) runtime.truncation = d.runtime.truncation;
+  const timeout = d.runtime?.exec_timeout_ms;
+  if (timeout !== undefined) {
+    if (tools.execTimeoutMs !== undefined && tools.execTimeoutMs !== timeout) {
+      throw new ConfigError(`${file}: runtime.exec_timeout_ms and tools.exec_timeout_ms disagree; set one of them`);
+    }
+    tools.execTimeoutMs = timeout;
+  }
+  return runtime;
+}
+
+/** The value both places give, or the one that is given; an error naming both when they differ. */
+function agree<T>(file: string, a: { key: string; value: T | undefined }, b: { key: string; value: T | undefined }) {
+  if (a.value !== undefined && b.value !== undefined && JSON.stringify(a.value) !== JSON.stringify(b.value)) {
+    throw new ConfigError(`${file}: ${a.key} and ${b.key} disagree; set one of them`);
+  }
+  return a.value ?? b.value;
+}
 
 /**
- * Top-level keys of a whole `~/.codex/config.toml` (Codex's docs/config.md) that are Codex's
- * own business (model, UI, telemetry): skipped, so the file loads as it is.
+ * `[sandbox]` and Codex's names for the same settings: top-level `sandbox_mode` and
+ * `[sandbox_workspace_write]`. A setting given in both places must agree. Relative roots are
+ * resolved against the config file's directory (where the user wrote them), not the turn's
+ * cwd. Undefined when the file says nothing.
  */
-const CODEX_TOP_LEVEL_KEYS = [
-  "model",
-  "model_provider",
-  "model_providers",
-  "model_context_window",
-  "model_max_output_tokens",
-  "model_auto_compact_token_limit",
-  "model_reasoning_effort",
-  "model_reasoning_summary",
-  "model_reasoning_summary_format",
-  "model_verbosity",
-  "model_supports_reasoning_summaries",
-  "review_model",
-  "oss_provider",
-  "tool_output_token_limit",
-  "notify",
-  "instructions",
-  "experimental_instructions_file",
-  "experimental_use_exec_command_tool",
-  "experimental_use_rmcp_client",
-  "features",
-  "ghost_snapshot",
-  "project_doc_max_bytes",
-  "profile",
-  "profiles",
-  "history",
-  "file_opener",
-  "tui",
-  "hide_agent_reasoning",
-  "show_raw_agent_reasoning",
-  "check_for_update_on_startup",
-  "chatgpt_base_url",
-  "projects",
-  "otel",
-  "forced_login_method",
-  "forced_chatgpt_workspace_id",
-  "cli_auth_credentials_store",
-  "mcp_oauth_credentials_store",
-  "disable_response_storage",
-  "windows_wsl_setup_acknowledged",
-];
+function sandboxSettings(d: ConfigDocument, file: string, base: string): SandboxSettings | undefined {
+  const own = d.sandbox;
+  const codex = d.sandbox_workspace_write;
+  const roots = (list: string[] | undefined): string[] | undefined => list?.map((r) => path.resolve(base, r));
+  const mode = agree(file, { key: "sandbox.mode", value: own?.mode }, { key: "sandbox_mode", value: d.sandbox_mode });
+  const writableRoots = agree(
+    file,
+    { key: "sandbox.writable_roots", value: roots(own?.writable_roots) },
+    { key: "sandbox_workspace_write.writable_roots", value: roots(codex?.writable_roots) },
+  );
+  let allowlist: boolean | string[] | undefined = own?.network_access as boolean | undefined;
+  if (Array.isArray(own?.network_access)) {
+    try {
+      allowlist = validateDomainPatterns(own.network_access, "sandbox.network_access");
+    } catch (err) {
+      throw new ConfigError(`${file}: ${errorMessage(err)}`);
+    }
+  }
+  const networkAccess = agree(
+    file,
+    { key: "sandbox.network_access", value: allowlist },
+    { key: "sandbox_workspace_write.network_access", value: codex?.network_access },
+  );
+  if (own === undefined && codex === undefined && mode === undefined) return undefined;
+  const settings: SandboxSettings = {};
+  if (mode !== undefined) settings.mode = mode;
+  if (writableRoots !== undefined) settings.writableRoots = writableRoots;
+  if (Array.isArray(networkAccess)) settings.allowedDomains = networkAccess;
+  else if (networkAccess !== undefined) settings.networkAccess = networkAccess;
+  const readableRoots = roots(own?.readable_roots);
+  if (readableRoots !== undefined) settings.readableRoots = readableRoots;
+  const allowUnixSockets = roots(own?.allow_unix_sockets);
+  if (allowUnixSockets !== undefined) settings.allowUnixSockets = allowUnixSockets;
+  return settings;
+}
 
-/** Top-level keys of Claude Desktop's `claude_desktop_config.json` besides `mcpServers`, and a JSON schema reference. */
-const CLAUDE_TOP_LEVEL_KEYS = ["globalShortcut", "preferences", "$schema"];
+const isJsonFile = (file: string): boolean => file.endsWith(".json") || file.endsWith(".jsonc");
 
 /** Claude Code's settings files: given as the config, they are read as Claude Code reads them. */
 const isClaudeSettingsFile = (file: string): boolean =>
@@ -385,7 +266,7 @@ async function claudeSettings<T>(load: () => Promise<T>): Promise<T> {
  */
 export async function configFromDocument(doc: Record<string, unknown>, dir: string): Promise<CliConfig> {
   const file = path.join(dir, "initialize.config");
-  const config = parseCliConfig(doc, file, true);
+  const config = await parseCliConfig(doc, file, true);
   return { ...config, mcpServers: await mcpServersOf(doc, () => JSON.stringify(doc), file, true, undefined) };
 }
 
@@ -462,7 +343,7 @@ async function loadConfigFile(opts: {
     const kind = isJsonFile(file) ? "JSON" : "TOML";
     throw new ConfigError(`${file}: invalid ${kind}: ${errorMessage(err).split("\n")[0]}`);
   }
-  const config = parseCliConfig(doc, file);
+  const config = await parseCliConfig(doc, file);
   if (config.ignoredKeys) opts.logger?.debug({ file, keys: config.ignoredKeys }, "config keys not used here; ignored");
   return { ...config, mcpServers: await mcpServersOf(doc, () => text, file, isJsonFile(file), opts.logger) };
 }

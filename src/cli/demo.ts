@@ -149,7 +149,7 @@ export async function runDemo(opts: { logLevel?: string | undefined } & SandboxF
     const bwrap = await bwrapInstalled();
     const mode = opts.sandbox ?? (bwrap ? "workspace-write" : "danger-full-access");
     environment = await openEnvironment(ws, { mode, networkAccess: opts.network === true }, undefined);
-    out.write(`${describeSandbox(mode, bwrap, opts.sandbox === undefined ? "auto" : "flag")}\n`);
+    out.write(`${describeSandbox(mode, { bwrap, chosen: opts.sandbox === undefined ? "auto" : "flag" })}\n`);
     // Interrupted while preparing: no server to start, no turn to run.
     if (interrupt.signal.aborted) throw new InterruptedError(interrupted);
     mcp = McpConnectionManager.start({ demo: demoServerLaunch() }, { logger });
@@ -191,8 +191,8 @@ export async function runDemo(opts: { logLevel?: string | undefined } & SandboxF
       const call = router.buildToolCall(item);
       if (call) {
         const alone = !router.callSupportsParallel(call);
-        timeline.add(call.callId, label(item), alone);
-        status.add(call.callId, label(item), alone);
+        timeline.add(call.callId, label(item), { exclusive: alone });
+        status.add(call.callId, label(item), { exclusive: alone });
       }
       runtime.submit(item);
     }

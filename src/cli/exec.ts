@@ -200,7 +200,7 @@ export async function runExec(opts: ExecOptions): Promise<number> {
     const built = router.tryBuildToolCall(item);
     if (built === null || built.callId === undefined) return undefined;
     const exclusive = built instanceof ToolCallFailure || !router.callSupportsParallel(built);
-    return to.add(built.callId, `${built.callId} ${built.toolName}`, exclusive) ? built.callId : undefined;
+    return to.add(built.callId, `${built.callId} ${built.toolName}`, { exclusive }) ? built.callId : undefined;
   }
 
   /** The other calls' outputs with the fatal call's own placed where it was submitted. */

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { parseArgs, type ParseArgsConfig } from "node:util";
-import { ConfigError } from "./configSection.js";
+import { ConfigError } from "./configError.js";
 import { exitCodeFor, EXIT_FATAL, EXIT_USAGE, InterruptedError } from "./session.js";
 import { parseSandboxFlag } from "./sandbox.js";
 import { errorMessage, PACKAGE_VERSION } from "../util/index.js";

@@ -2,7 +2,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import type { ToolFactory } from "../registry/index.js";
 import { errorMessage } from "../util/index.js";
-import { ConfigError } from "./configSection.js";
+import { ConfigError } from "./configError.js";
 
 /** Plugin tool factories, by the name `createToolRouter` knows them by. */
 export interface LoadedPlugins {

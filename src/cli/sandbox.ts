@@ -2,11 +2,11 @@ import { findExecutable } from "../process/index.js";
 import type { EnvironmentPolicy, ExecEnvironment, SandboxMode, SandboxPolicy } from "../protocol/index.js";
 import { createDockerEnvironment, createExecEnvironment } from "../sandbox/index.js";
 import { errorMessage } from "../util/index.js";
-import { ConfigError } from "./configSection.js";
-import { SANDBOX_MODES, type DockerSettings, type SandboxSettings } from "./sandboxConfig.js";
+import { ConfigError } from "./configError.js";
+import { SANDBOX_MODES, type DockerSettings, type SandboxSettings } from "./sandboxSettings.js";
 
 /** The commands that run tools sandbox them unless told otherwise (the library's default is full access). */
-export const DEFAULT_SANDBOX_MODE: SandboxMode = "workspace-write";
+const DEFAULT_SANDBOX_MODE: SandboxMode = "workspace-write";
 
 /** `--sandbox MODE`, `--network` and `--docker-image IMAGE`. */
 export interface SandboxFlags {
@@ -105,7 +105,10 @@ export async function sandboxWarning(env: ExecEnvironment): Promise<string | und
 }
 
 /** How the demo says which mode it ran in. */
-export function describeSandbox(mode: SandboxMode, bwrap: boolean, chosen: "auto" | "flag"): string {
+export function describeSandbox(
+  mode: SandboxMode,
+  { bwrap, chosen }: { bwrap: boolean; chosen: "auto" | "flag" },
+): string {
   if (mode !== "danger-full-access") {
     return bwrap
       ? `sandbox: ${mode} (bubblewrap)`

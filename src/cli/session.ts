@@ -17,8 +17,6 @@ import { sessionEnvironment, type SandboxFlags } from "./sandbox.js";
 export const EXIT_OK = 0;
 export const EXIT_FATAL = 1;
 export const EXIT_USAGE = 2;
-export const EXIT_ABORTED = 130;
-
 /** The shell's convention: 128 + the signal's number (SIGINT 130, SIGTERM 143). */
 export function exitCodeFor(signal: NodeJS.Signals): number {
   return 128 + (os.constants.signals[signal] ?? 2);

@@ -52,7 +52,7 @@ export class LiveStatus {
       }, 100).unref();
   }
 
-  add(callId: string, label: string, exclusive: boolean): void {
+  add(callId: string, label: string, { exclusive }: { exclusive: boolean }): void {
     const blocked = this.rows.some((earlier) => !finished(earlier) && (earlier.exclusive || exclusive));
     const row: Row = { callId, label, exclusive, state: blocked ? "waiting for lock" : "queued", submittedAt: now() };
     this.rows.push(row);

@@ -23,7 +23,7 @@ export class CallTimeline {
   private readonly byId = new Map<string, TimelineCall>();
 
   /** False (nothing recorded) when the id is already on the timeline. */
-  add(callId: string, label: string, exclusive: boolean): boolean {
+  add(callId: string, label: string, { exclusive }: { exclusive: boolean }): boolean {
     if (this.byId.has(callId)) return false;
     const call: TimelineCall = { callId, label, exclusive, submittedAt: now() };
     this.calls.push(call);

@@ -8,10 +8,10 @@ import {
 import { ConfigError } from "./config.js";
 import { openSession, type CommonOptions } from "./session.js";
 
-export const TOOL_FORMATS = ["responses", "chat", "anthropic", "mcp"] as const;
+const TOOL_FORMATS = ["responses", "chat", "anthropic", "mcp"] as const;
 export type ToolFormat = (typeof TOOL_FORMATS)[number];
 
-export function parseToolFormat(value: string | undefined): ToolFormat {
+function parseToolFormat(value: string | undefined): ToolFormat {
   const format = value ?? "responses";
   if (!(TOOL_FORMATS as readonly string[]).includes(format)) {
     throw new ConfigError(`--format: expected one of ${TOOL_FORMATS.join(", ")}, got ${JSON.stringify(format)}`);
@@ -19,7 +19,7 @@ export function parseToolFormat(value: string | undefined): ToolFormat {
   return format as ToolFormat;
 }
 
-export function exportTools(specs: ConfiguredToolSpec[], format: ToolFormat): unknown[] {
+function exportTools(specs: ConfiguredToolSpec[], format: ToolFormat): unknown[] {
   switch (format) {
     case "responses":
       return toResponsesTools(specs);

@@ -3,7 +3,8 @@ import path from "node:path";
 import type { Logger } from "pino";
 import { parse as parseToml } from "smol-toml";
 import { defaultLogger } from "../turn/index.js";
-import { errorMessage, isRecord, parseJsonc } from "../util/index.js";
+import { checkConfig, describeValue, errorMessage, isRecord, keyPath, parseJsonc } from "../util/index.js";
+import { serverSchema, type Form } from "./configSchema.js";
 import { expandVariables, readEnvFile, scopeFor, type VariableScope } from "./configVars.js";
 import { isValidServerName } from "./names.js";
 
@@ -107,226 +108,27 @@ export class McpConfigError extends Error {
   }
 }
 
-type Kind = "string" | "strings" | "envNames" | "stringMap" | "positive" | "millis" | "bytes" | "boolean" | "oauth";
-const FIELDS: Record<keyof McpServerConfig, Kind> = {
-  command: "string",
-  args: "strings",
-  env: "stringMap",
-  envVars: "envNames",
-  cwd: "string",
-  url: "string",
-  bearerTokenEnvVar: "string",
-  httpHeaders: "stringMap",
-  envHttpHeaders: "stringMap",
-  startupTimeoutSec: "positive",
-  startupTimeoutMs: "millis",
-  toolTimeoutSec: "positive",
-  enabled: "boolean",
-  enabledTools: "strings",
-  disabledTools: "strings",
-  supportsParallelToolCalls: "boolean",
-  required: "boolean",
-  maxReplyBytes: "bytes",
-  oauth: "oauth",
-};
-
-const OAUTH_FIELDS: Record<keyof McpOAuthConfig, Kind | "grant" | "port"> = {
-  clientId: "string",
-  clientSecret: "string",
-  privateKey: "string",
-  signingAlgorithm: "string",
-  issuer: "string",
-  grantType: "grant",
-  scopes: "strings",
-  callbackPort: "port",
-  clientMetadataUrl: "string",
-  clientName: "string",
-  idpTokenEndpoint: "string",
-  idpClientId: "string",
-  idTokenEnvVar: "string",
-};
-const EXPECTED: Record<Kind, string> = {
-  string: "a string",
-  strings: "an array of strings",
-  envNames: 'an array of environment variable names (strings, or tables { name, source = "local" })',
-  stringMap: "a table of string values",
-  positive: "a positive number of seconds",
-  millis: "a positive whole number of milliseconds",
-  bytes: "a positive whole number of bytes",
-  oauth: "a table of OAuth settings",
-  boolean: "a boolean",
-};
-
 const snake = (key: string): string => key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
-/** A table: TOML dates are objects too, but never a table of settings. */
-const isTable = (v: unknown): v is Record<string, unknown> => isRecord(v) && !(v instanceof Date);
 
-function describe(value: unknown): string {
-  if (Array.isArray(value)) return "an array";
-  if (value === null) return "null";
-  if (value instanceof Date) return "a date";
-  return typeof value === "object" ? "a table" : `${typeof value} ${JSON.stringify(value)}`;
-}
-
-function fits(kind: Kind, v: unknown): boolean {
-  switch (kind) {
-    case "string":
-      return typeof v === "string" && v.length > 0;
-    case "strings":
-      return Array.isArray(v) && v.every((s) => typeof s === "string");
-    case "envNames":
-      return Array.isArray(v) && v.every(isEnvVarEntry);
-    case "stringMap":
-      return isTable(v) && Object.values(v).every((s) => typeof s === "string");
-    case "positive":
-      return typeof v === "number" && Number.isFinite(v) && v > 0;
-    case "millis":
-    case "bytes":
-      return typeof v === "number" && Number.isSafeInteger(v) && v > 0;
-    case "boolean":
-      return typeof v === "boolean";
-    case "oauth":
-      return isTable(v);
-  }
-}
-
-/** The `oauth` table's keys (in the dialect's case), each checked; a key no format has is an error. */
-function parseOAuth(
-  raw: Record<string, unknown>,
-  keyOf: (f: string) => string,
-  fail: (key: string, expected: string, got?: string) => never,
-): McpOAuthConfig {
-  const byKey = new Map(Object.keys(OAUTH_FIELDS).map((f) => [keyOf(f), f as keyof McpOAuthConfig]));
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(raw)) {
-    const field = byKey.get(key);
-    const where = `oauth.${key}`;
-    if (!field) fail(where, `one of the keys ${[...byKey.keys()].join(", ")}`, `unknown key "${key}"`);
-    const kind = OAUTH_FIELDS[field];
-    if (kind === "grant") {
-      if (value !== "authorization_code" && value !== "client_credentials") {
-        fail(where, '"authorization_code" or "client_credentials"', describe(value));
-      }
-    } else if (kind === "port") {
-      if (!Number.isInteger(value) || (value as number) < 1 || (value as number) > 65535) {
-        fail(where, "a port in 1..65535", describe(value));
-      }
-    } else if (!fits(kind, value)) fail(where, EXPECTED[kind], describe(value));
-    out[field] = value;
-  }
-  const o = out as McpOAuthConfig;
-  if ((o.grantType === "client_credentials" || o.privateKey !== undefined) && o.clientId === undefined) {
-    fail(`oauth.${keyOf("clientId")}`, "a client id for client credentials");
-  }
-  const idp = [o.idpTokenEndpoint, o.idpClientId, o.idTokenEnvVar].filter((v) => v !== undefined).length;
-  if (idp > 0 && (idp < 3 || o.clientId === undefined)) {
-    fail(
-      `oauth.${keyOf("idpTokenEndpoint")}`,
-      `${keyOf("idpTokenEndpoint")}, ${keyOf("idpClientId")}, ${keyOf("idTokenEnvVar")} and ${keyOf("clientId")} together`,
-    );
-  }
-  if (o.grantType === "client_credentials" && o.privateKey === undefined && o.clientSecret === undefined) {
-    fail(`oauth.${keyOf("clientSecret")}`, `a client secret or ${keyOf("privateKey")} for client credentials`);
-  }
-  return o;
-}
-
-/**
- * A Codex `env_vars` entry: a name, or (newer Codex) `{ name, source }` where only the local
- * source applies here (Codex's `remote` needs its remote executor).
- */
-type EnvVarEntry = string | { name: string; source?: "local" };
-const isEnvVarEntry = (e: unknown): e is EnvVarEntry => {
-  if (typeof e === "string") return e.length > 0;
-  if (!isTable(e) || typeof e["name"] !== "string" || e["name"] === "") return false;
-  return Object.keys(e).every((k) => k === "name" || (k === "source" && e[k] === "local"));
+const FORMS = {
+  programmatic: { table: "servers", keyOf: (f: string) => f },
+  toml: { table: "mcp_servers", keyOf: snake },
+  mcpServers: { table: "mcpServers", keyOf: (f: string) => f },
+  servers: { table: "servers", keyOf: (f: string) => f },
+} satisfies Record<string, Form>;
+const SCHEMAS = {
+  programmatic: serverSchema("programmatic", FORMS.programmatic),
+  toml: serverSchema("toml", FORMS.toml),
+  json: serverSchema("json", FORMS.mcpServers),
 };
-const envVarName = (e: EnvVarEntry): string => (typeof e === "string" ? e : e.name);
-
-interface Dialect {
-  /** e.g. `mcp_servers`, `mcpServers` or VS Code's `servers`. */
-  table: string;
-  keyOf(field: keyof McpServerConfig): string;
-  /** Extra keys of the dialect, mapped onto the config (JSON `type`, `headers`, `disabled`). */
-  extra?: { keys: readonly string[]; apply(key: string, value: unknown, out: McpServerConfig, fail: Fail): void };
-  /** Keys a known format documents that we do not use: skipped with a debug log. */
-  ignored?: readonly string[];
-  /** Keys the permission policy reads from the same table (Codex's approval modes): skipped here. */
-  policyKeys?: readonly string[];
-}
-
-type Fail = (key: string, expected: string) => never;
-
-const PROGRAMMATIC: Dialect = { table: "servers", keyOf: (f) => f };
-const TOML: Dialect = {
-  table: "mcp_servers",
-  keyOf: snake,
-  // Codex: the OAuth resource (its `scopes` become `oauth.scopes`).
-  ignored: ["oauth_resource"],
-  // Codex's approval modes become permission rules (the CLI's config reads them: src/cli/codexApprovals.ts).
-  policyKeys: ["tools", "default_tools_approval_mode"],
-  extra: {
-    keys: ["scopes"],
-    apply(key, value, out, fail) {
-      if (!fits("strings", value)) fail(key, EXPECTED.strings);
-      out.oauth = { ...out.oauth, scopes: value as string[] };
-    },
-  },
-};
-
-const JSON_EXTRA_KEYS = ["type", "headers", "disabled", "serverUrl", "envFile"] as const;
-
-/** Claude Desktop / Claude Code / Cursor / Cline / Windsurf (`mcpServers`) and VS Code (`servers`). */
-function jsonDialect(table: string, base: string | undefined, scope: VariableScope): Dialect {
-  return {
-    table,
-    keyOf: (f) => f,
-    extra: {
-      keys: JSON_EXTRA_KEYS,
-      apply(key, value, out, fail) {
-        switch (key as (typeof JSON_EXTRA_KEYS)[number]) {
-          case "type": // the transport follows from command/url
-            if (!["stdio", "http", "streamable-http", "streamableHttp", "sse"].includes(value as string)) {
-              fail(key, `one of "stdio", "http", "streamable-http", "sse"`);
-            }
-            return;
-          case "headers":
-            if (!fits("stringMap", value)) fail(key, EXPECTED.stringMap);
-            out.httpHeaders = { ...(value as Record<string, string>), ...out.httpHeaders };
-            return;
-          case "disabled":
-            if (typeof value !== "boolean") fail(key, EXPECTED.boolean);
-            out.enabled = !value;
-            return;
-          case "serverUrl": // Windsurf
-            if (!fits("string", value)) fail(key, EXPECTED.string);
-            out.url = value as string;
-            return;
-          case "envFile": {
-            // VS Code / Cursor; `env` wins over the file.
-            if (!fits("string", value)) fail(key, EXPECTED.string);
-            let vars: Record<string, string> = {};
-            try {
-              vars = readEnvFile(path.resolve(base ?? ".", expandVariables(value as string, scope)));
-            } catch (err) {
-              fail(key, `a readable env file (${errorMessage(err)})`);
-            }
-            out.env = { ...vars, ...out.env };
-            return;
-          }
-        }
-      },
-    },
-    // Cline (autoApprove, alwaysAllow, timeout, transportType), VS Code (dev), descriptions.
-    ignored: ["autoApprove", "alwaysAllow", "timeout", "transportType", "dev", "description", "name"],
-  };
-}
 
 interface ParseOptions {
   /** Gets a debug line for each key a known format documents but we do not use. */
   logger?: Logger | undefined;
   /** Expand `${VAR}` in command, args, env, cwd, url and headers (file loaders do). */
   scope?: VariableScope | undefined;
+  /** Where the JSON forms' `envFile` is relative to. */
+  base?: string | undefined;
 }
 
 /** Every string a server launch or request carries, where `${...}` is expanded. */
@@ -348,98 +150,72 @@ function expandServer(config: McpServerConfig, scope: VariableScope, fail: (key:
   if (config.httpHeaders) config.httpHeaders = map("headers", config.httpHeaders);
 }
 
+/** The error's `key`: the server's key, with the `oauth` table's key under it. */
+const errorKey = (path: readonly PropertyKey[]): string | undefined => {
+  const [first, second] = path.map(String);
+  if (first === undefined) return undefined;
+  return (first === "oauth" || first === "oauth_resource") && second !== undefined ? `${first}.${second}` : first;
+};
+
 function validateServers(
   raw: unknown,
-  dialect: Dialect,
+  kind: keyof typeof SCHEMAS,
+  form: Form,
   file: string | undefined,
   opts: ParseOptions = {},
 ): McpServersConfig {
   const where = file ? `${file}: ` : "";
-  if (!isTable(raw)) {
+  if (!isRecord(raw) || raw instanceof Date) {
     throw new McpConfigError(
-      `${where}${dialect.table} must be a table of servers, got ${describe(raw)}`,
+      `${where}${form.table} must be a table of servers, got ${describeValue(raw)}`,
       file,
       undefined,
       undefined,
     );
   }
   const out: McpServersConfig = {};
-  const byKey = new Map(
-    Object.keys(FIELDS).map((f) => [dialect.keyOf(f as keyof McpServerConfig), f as keyof McpServerConfig]),
-  );
   for (const [server, body] of Object.entries(raw)) {
-    const fail = (key: string | undefined, expected: string, got?: string): never => {
-      const path = key === undefined ? `${dialect.table}.${server}` : `${dialect.table}.${server}.${key}`;
-      throw new McpConfigError(`${where}${path}: expected ${expected}${got ? `, got ${got}` : ""}`, file, server, key);
+    const fail: (path: readonly PropertyKey[], message: string) => never = (path, message) => {
+      throw new McpConfigError(
+        `${where}${keyPath(`${form.table}.${server}`, path)}: ${message}`,
+        file,
+        server,
+        errorKey(path),
+      );
     };
-    if (!isValidServerName(server)) fail(undefined, "a server name matching ^[a-zA-Z0-9_-]+$", JSON.stringify(server));
-    if (!isTable(body)) fail(undefined, "a table of settings", describe(body));
-    const config: McpServerConfig = {};
-    for (const [key, value] of Object.entries(body as Record<string, unknown>)) {
-      const field = byKey.get(key);
-      if (field) {
-        if (!fits(FIELDS[field], value)) fail(key, EXPECTED[FIELDS[field]], describe(value));
-        (config as Record<string, unknown>)[field] =
-          FIELDS[field] === "envNames"
-            ? (value as EnvVarEntry[]).map(envVarName)
-            : FIELDS[field] === "oauth"
-              ? {
-                  ...config.oauth, // Codex's server-level `scopes`, when it came first
-                  ...parseOAuth(
-                    value as Record<string, unknown>,
-                    (f) => dialect.keyOf(f as keyof McpServerConfig),
-                    fail,
-                  ),
-                }
-              : value;
-        continue;
-      }
-      if (dialect.extra?.keys.includes(key)) {
-        dialect.extra.apply(key, value, config, (k, e) => fail(k, e, describe(value)));
-        continue;
-      }
-      if (dialect.policyKeys?.includes(key)) continue;
-      if (dialect.ignored?.includes(key)) {
-        (opts.logger ?? defaultLogger()).debug({ file, server, key }, "MCP config key not used here; ignored");
-        continue;
-      }
-      const keys = [...byKey.keys(), ...(dialect.extra?.keys ?? [])];
-      fail(key, `one of the keys ${keys.join(", ")}`, `unknown key "${key}"`);
+    if (!isValidServerName(server)) {
+      fail([], `expected a server name matching ^[a-zA-Z0-9_-]+$, got ${JSON.stringify(server)}`);
     }
-    if (opts.scope) {
-      const scope = opts.scope;
-      expandServer(config, scope, (key, why) => {
-        throw new McpConfigError(`${where}${dialect.table}.${server}.${key}: ${why}`, file, server, key);
-      });
+    const checked = checkConfig(SCHEMAS[kind], body);
+    if (!checked.ok) {
+      const p = checked.problem;
+      if (p.kind === "invalid") fail(p.path, p.message);
+      else fail([...p.path, p.key], `expected one of the keys ${p.known.join(", ")}, got unknown key "${p.key}"`);
     }
-    if ((config.command === undefined) === (config.url === undefined)) {
-      fail(undefined, `exactly one of "${dialect.keyOf("command")}" (stdio) or "${dialect.keyOf("url")}" (HTTP)`);
+    for (const { path, key } of checked.unknown) {
+      (opts.logger ?? defaultLogger()).debug(
+        { file, server, key: keyPath("", [...path, key]) },
+        "MCP config key not used here; ignored",
+      );
     }
-    if (config.startupTimeoutMs !== undefined) {
-      if (config.startupTimeoutSec !== undefined) {
-        fail(
-          dialect.keyOf("startupTimeoutMs"),
-          `either ${dialect.keyOf("startupTimeoutSec")} or ${dialect.keyOf("startupTimeoutMs")}, not both`,
-        );
-      }
-      config.startupTimeoutSec = config.startupTimeoutMs / 1000;
-      delete config.startupTimeoutMs;
-    }
-    if (config.command !== undefined) {
-      for (const f of ["url", "bearerTokenEnvVar", "httpHeaders", "envHttpHeaders", "oauth"] as const) {
-        if (config[f] !== undefined)
-          fail(dialect.keyOf(f), `no ${dialect.keyOf(f)} for a stdio server (it has "${dialect.keyOf("command")}")`);
-      }
-    } else {
-      for (const f of ["args", "env", "envVars", "cwd"] as const) {
-        if (config[f] !== undefined)
-          fail(dialect.keyOf(f), `no ${dialect.keyOf(f)} for an HTTP server (it has "${dialect.keyOf("url")}")`);
-      }
+    const { envFile, ...config } = checked.value;
+    if (envFile !== undefined) {
       try {
-        const u = new URL(config.url as string);
+        const vars = readEnvFile(
+          path.resolve(opts.base ?? ".", expandVariables(envFile, opts.scope ?? scopeFor(undefined))),
+        );
+        config.env = { ...vars, ...config.env };
+      } catch (err) {
+        fail(["envFile"], `expected a readable env file (${errorMessage(err)}), got ${describeValue(envFile)}`);
+      }
+    }
+    if (opts.scope) expandServer(config, opts.scope, (key, why) => fail([key], why));
+    if (config.url !== undefined) {
+      try {
+        const u = new URL(config.url);
         if (u.protocol !== "http:" && u.protocol !== "https:") throw new Error("not http");
       } catch {
-        fail(dialect.keyOf("url"), "an http:// or https:// URL", JSON.stringify(config.url));
+        fail([form.keyOf("url")], `expected an http:// or https:// URL, got ${JSON.stringify(config.url)}`);
       }
     }
     out[server] = config;
@@ -449,7 +225,7 @@ function validateServers(
 
 /** Checks a programmatic (camelCase) config; throws `McpConfigError` naming server and key. */
 export function validateMcpServersConfig(servers: unknown): McpServersConfig {
-  return validateServers(servers, PROGRAMMATIC, undefined);
+  return validateServers(servers, "programmatic", FORMS.programmatic, undefined);
 }
 
 /**
@@ -464,7 +240,7 @@ export function parseMcpConfigToml(text: string, file = "<toml>", opts: { logger
     throw new McpConfigError(`${file}: invalid TOML: ${errorMessage(err)}`, file, undefined, undefined);
   }
   if (doc["mcp_servers"] === undefined) return {};
-  return validateServers(doc["mcp_servers"], TOML, file, { ...opts, scope: scopeFor(file) });
+  return validateServers(doc["mcp_servers"], "toml", FORMS.toml, file, { ...opts, scope: scopeFor(file) });
 }
 
 /**
@@ -486,9 +262,9 @@ export function parseMcpConfigJson(text: string, file = "<json>", opts: { logger
   const base = file.startsWith("<") ? undefined : path.dirname(path.resolve(file));
   const scope = scopeFor(file.startsWith("<") ? undefined : file, vscodeInputs(doc["inputs"], file));
   const out: McpServersConfig = {};
-  for (const table of ["mcpServers", "servers"]) {
+  for (const table of ["mcpServers", "servers"] as const) {
     if (doc[table] === undefined) continue;
-    const servers = validateServers(doc[table], jsonDialect(table, base, scope), file, { ...opts, scope });
+    const servers = validateServers(doc[table], "json", FORMS[table], file, { ...opts, scope, base });
     for (const [name, config] of Object.entries(servers)) {
       if (out[name]) {
         throw new McpConfigError(`${file}: server ${name} is in both mcpServers and servers`, file, name, undefined);

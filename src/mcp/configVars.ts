@@ -50,7 +50,7 @@ export function expandVariables(value: string, scope: VariableScope): string {
 }
 
 /** Where the answer to VS Code input `id` is read from: `TOOLCALL_INPUT_<ID>`. */
-export function inputVariable(id: string): string {
+function inputVariable(id: string): string {
   return `TOOLCALL_INPUT_${id.toUpperCase().replace(/[^A-Z0-9]/g, "_")}`;
 }
 

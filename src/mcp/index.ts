@@ -8,9 +8,7 @@ export {
   type McpRequestContext,
   type McpSamplingHandler,
 } from "./connection.js";
-export { MAX_LIST_PAGES } from "./pages.js";
-export { ProcessGroupStdioTransport, type StdioLaunch } from "./stdioTransport.js";
 export * from "./manager.js";
 export type { McpToolInfo } from "./tools.js";
 export * from "./handler.js";
-export { McpAuthRequiredError, OAuthTokenFile, toolcallHome, type McpAuthorizationHandler } from "./oauth.js";
+export { McpAuthRequiredError, OAuthTokenFile, type McpAuthorizationHandler } from "./oauth.js";

@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 
 /** Provider limit on tool names (OpenAI: `^[a-zA-Z0-9_-]{1,64}$`). */
-export const MAX_TOOL_NAME_LENGTH = 64;
-export const MCP_TOOL_NAME_DELIMITER = "__";
+const MAX_TOOL_NAME_LENGTH = 64;
+const MCP_TOOL_NAME_DELIMITER = "__";
 const SERVER_NAME = /^[a-zA-Z0-9_-]+$/;
 
 export function isValidServerName(name: string): boolean {

@@ -1,7 +1,7 @@
 import type { Logger } from "pino";
 
 /** Pages of one list request followed before giving up (a server that never ends a listing). */
-export const MAX_LIST_PAGES = 1_000;
+const MAX_LIST_PAGES = 1_000;
 
 /** One page of an MCP listing: its entries and the cursor of the next page, if any. */
 export interface ListPage<T> {

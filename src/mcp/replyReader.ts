@@ -2,7 +2,7 @@ import { JSONRPCMessageSchema, type JSONRPCMessage, type RequestId } from "@mode
 import { errorMessage, isRecord } from "../util/index.js";
 
 /** Default cap on one message from a server (`max_reply_bytes`). */
-export const DEFAULT_MAX_REPLY_BYTES = 64 * 1024 * 1024;
+const DEFAULT_MAX_REPLY_BYTES = 64 * 1024 * 1024;
 
 /** One line read from a server: a message, or why it is not one (with its request id when it shows one). */
 export type ReadLine =

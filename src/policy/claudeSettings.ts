@@ -94,11 +94,7 @@ const UNAPPLIED_KEYS = ["sandbox", "allowManagedHooksOnly", "allowManagedPermiss
  * anchored at `projectDir`, `Read(//x)` is the absolute `/x`; `mcp__server` is every tool of the
  * server. Throws naming the rule when it cannot be expressed here.
  */
-export function translateClaudeRule(
-  rule: string,
-  projectDir: string,
-  where: string,
-): { rule: string } | { warning: string } {
+function translateClaudeRule(rule: string, projectDir: string, where: string): { rule: string } | { warning: string } {
   const fail = (why: string): never => {
     throw new ClaudeSettingsError(`${where}: invalid permission rule "${rule}": ${why}`);
   };
@@ -244,7 +240,7 @@ function readPermissions(p: Record<string, unknown>, file: string, projectDir: s
  * and hooks add up (the engine's order makes deny win wherever it came from), additional
  * directories too, and the mode comes from the highest scope that sets one.
  */
-export function mergeClaudeSettings(scopes: readonly ClaudeSettings[]): ClaudeSettings {
+function mergeClaudeSettings(scopes: readonly ClaudeSettings[]): ClaudeSettings {
   const out = empty();
   for (const s of scopes) {
     out.files.push(...s.files);

@@ -3,7 +3,7 @@ import { runCommand, type RunResult } from "../sandbox/index.js";
 import { errorMessage } from "../util/index.js";
 
 /** Most a hook may print on each of stdout and stderr; past it the hook is killed and its output ignored. */
-export const HOOK_OUTPUT_LIMIT = 1024 * 1024;
+const HOOK_OUTPUT_LIMIT = 1024 * 1024;
 
 export interface HookProcessOptions {
   /** Run by `/bin/sh -c`, as Claude Code and Codex do. */

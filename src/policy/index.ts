@@ -3,15 +3,11 @@ export * from "./hooks.js";
 export { PermissionEngine } from "./engine.js";
 export { PermissionRule, type RuleMode } from "./rules.js";
 export { resolveRealPaths } from "./paths.js";
-export { CLAUDE_FILE_TOOLS, CLAUDE_UNOFFERED_TOOLS } from "./claudeTools.js";
-export { claudeNamesOf } from "./claudeTools.js";
 export {
   ClaudeSettingsError,
   loadClaudeSettings,
-  mergeClaudeSettings,
   parseClaudeSettings,
   readClaudeSettingsFile,
-  translateClaudeRule,
   type ClaudeSettings,
   type LoadClaudeSettingsOptions,
 } from "./claudeSettings.js";

@@ -4,7 +4,6 @@ export type {
   DecidedBy,
   EmbedderHookEvent,
   HookEventName,
-  RuntimeHookEvent,
   HookCommand,
   HookConfig,
   HookMatcher,
@@ -13,7 +12,6 @@ export type {
   PermissionMode,
   PermissionPolicy,
   PolicyCall,
-  PolicySubject,
   PolicyVerdict,
   RiskLevel,
 } from "../protocol/index.js";

@@ -1,5 +1,5 @@
 import { signalProcessGroup } from "./groups.js";
-import { watch } from "./watchdog.js";
+import { unwatch, watch } from "./watchdog.js";
 
 /*
  * Process groups that must not outlive this process: shell commands and MCP stdio servers.
@@ -85,10 +85,10 @@ export function trackProcessGroup(pgid: number, opts: TrackOptions = {}): () => 
   if (!hooked()) setHostHooks(true);
   tracked.add(group);
   const watched = opts.watchdog ?? true;
-  if (watched) watch(pgid, true);
+  if (watched) watch(pgid);
   return () => {
     if (!tracked.delete(group)) return;
-    if (watched) watch(pgid, false);
+    if (watched) unwatch(pgid);
     if (!hooked()) setHostHooks(false);
   };
 }

@@ -99,18 +99,22 @@ function flushRemovals(): void {
   if (lines !== "") send(lines);
 }
 
-/** Tells the watchdog a group to kill if the host dies (`+`, at once) or that it is gone (`-`). */
-export function watch(pgid: number, on: boolean): void {
-  // A group id of 1 or less would mean "every process": never listed.
-  if (!Number.isInteger(pgid) || pgid <= 1) return;
-  if (on) {
-    // In order: a group id reused since its `-` is listed again after it.
-    // (A pending flush timer is left to fire: re-arming one per command costs more than it saves.)
-    const lines = `${removals}+ ${pgid} ${startTime(pgid) ?? ""}\n`;
-    removals = "";
-    send(lines);
-    return;
-  }
+/** A group id of 1 or less would mean "every process": never listed. */
+const listable = (pgid: number): boolean => Number.isInteger(pgid) && pgid > 1;
+
+/** Tells the watchdog a group to kill if the host dies (`+`, at once). */
+export function watch(pgid: number): void {
+  if (!listable(pgid)) return;
+  // In order: a group id reused since its `-` is listed again after it.
+  // (A pending flush timer is left to fire: re-arming one per command costs more than it saves.)
+  const lines = `${removals}+ ${pgid} ${startTime(pgid) ?? ""}\n`;
+  removals = "";
+  send(lines);
+}
+
+/** Tells the watchdog a group is gone (`-`, batched). */
+export function unwatch(pgid: number): void {
+  if (!listable(pgid)) return;
   removals += `- ${pgid}\n`;
   if (flushTimer === undefined) {
     flushTimer = setTimeout(flushRemovals, REMOVAL_FLUSH_MS);

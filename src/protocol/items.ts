@@ -125,7 +125,7 @@ export function shellOutputText(outputs: readonly ShellCommandOutput[]): string 
     .join("\n");
 }
 
-export function flattenContent(items: ContentItem[]): string {
+function flattenContent(items: ContentItem[]): string {
   return items
     .filter((c): c is { type: "input_text"; text: string } => c.type === "input_text")
     .map((c) => c.text)

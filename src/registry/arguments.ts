@@ -59,7 +59,7 @@ function dialectOf(schema: JsonSchema, fallback: SchemaDialect): SchemaDialect {
 }
 
 /** Ajv error -> `{path} {message}`; names the rule and path, never the argument value. */
-export function describeSchemaError(err: ErrorObject): string {
+function describeSchemaError(err: ErrorObject): string {
   const base = err.instancePath === "" ? "/" : err.instancePath;
   if (err.keyword === "additionalProperties" || err.keyword === "unevaluatedProperties") {
     const key = String(

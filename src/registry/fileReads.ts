@@ -29,7 +29,7 @@ const SNAPSHOT_HEAD_BYTES = 64 * 1024;
 /** Larger files are judged by their stat alone, even when racy. */
 const MAX_HASHED_BYTES = 16 * 1024 * 1024;
 
-export const fileReadTexts = {
+const fileReadTexts = {
   notRead: (path: string): string => `read ${path} before changing it`,
   changed: (path: string): string => `${path} changed since it was read`,
 };

@@ -128,7 +128,7 @@ export function bwrapArgs(
     if (secret.dir) args.push("--tmpfs", secret.real, "--remount-ro", secret.real);
     else args.push("--ro-bind", "/dev/null", secret.real);
   }
-  for (const real of hostUnixSockets(unixAllowed(sandbox))) {
+  for (const real of hostUnixSockets({ fresh: unixAllowed(sandbox) })) {
     if (allowed.has(real)) continue;
     if (hiddenDirs.some((dir) => isWithin(dir, real)) && !writable.some((root) => isWithin(root, real))) continue;
     if (!shown(real)) continue;

@@ -10,7 +10,7 @@ const DENIAL =
 const NETWORK_DENIAL = /network access to (\S+) is not allowed by the sandbox/g;
 
 /** Does a failed command's output read like the sandbox stopped it? */
-export function escalationSignature(output: string): boolean {
+function escalationSignature(output: string): boolean {
   return DENIAL.test(output);
 }
 

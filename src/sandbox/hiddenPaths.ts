@@ -11,7 +11,7 @@ import { isWithin } from "./roots.js";
  */
 
 /** Credentials of the user and the machine, and toolcall's own token store. */
-export function secretPaths(home = homedir()): string[] {
+function secretPaths(home = homedir()): string[] {
   return [
     ...[".ssh", ".aws", ".gnupg", ".config/gcloud", ".kube", ".docker", ".netrc"].map((p) => path.join(home, p)),
     "/etc/shadow",
@@ -51,7 +51,7 @@ export function isSecret(real: string): boolean {
  * ones have no path). `fresh`: read now, for a sandbox that may create Unix sockets, where
  * hiding them is the boundary (elsewhere the seccomp filter is, and a list REUSE_MS old will do).
  */
-export function hostUnixSockets(fresh: boolean): string[] {
+export function hostUnixSockets({ fresh }: { fresh: boolean }): string[] {
   if (fresh) return listUnixSockets();
   // One gone since would fail bubblewrap's bind over it: each is looked at again now.
   return recentSockets("").filter((p) => lstatSync(p, { throwIfNoEntry: false })?.isSocket() === true);

@@ -13,9 +13,9 @@ export {
 export { environmentFilter, validateEnvironmentPolicy } from "./envPolicy.js";
 /** Where a path really lands: the write check's resolution, shared with the policy's path rules. */
 export { realTargets } from "./roots.js";
-export { runCommand, TIMEOUT_EXIT_CODE, type RunOptions, type RunResult } from "./run.js";
+export { runCommand, type RunOptions, type RunResult } from "./run.js";
 /** For handlers that run a helper of the host's (ripgrep): found on `PATH`, cached per value. */
 export { cachedLookup } from "../process/index.js";
-export { checkWriteOrEscalate, escalationSignature, sandboxStopped, type SandboxEscalation } from "./escalate.js";
+export { checkWriteOrEscalate, sandboxStopped, type SandboxEscalation } from "./escalate.js";
 export { createDockerEnvironment, DockerEnvironment, type DockerEnvironmentOptions } from "./docker.js";
 export { localFileOps } from "./helper/ops.js";

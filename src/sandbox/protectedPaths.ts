@@ -15,7 +15,7 @@ import { isWithin } from "./roots.js";
 /** Directories kept read-only whole. */
 export const PROTECTED_DIRS: ReadonlySet<string> = new Set([".git", ".claude", ".codex"]);
 /** Files kept read-only. */
-export const PROTECTED_FILES: ReadonlySet<string> = new Set([
+const PROTECTED_FILES: ReadonlySet<string> = new Set([
   ".gitmodules",
   ".bashrc",
   ".bash_profile",

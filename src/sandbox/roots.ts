@@ -20,7 +20,7 @@ export function rootOf(roots: readonly string[], p: string): string | undefined 
  * existing ancestor resolved and the rest appended. So neither `..` nor a symlink can leave a
  * root unnoticed. Rejects only on a symlink loop.
  */
-export async function realTarget(abs: string): Promise<string> {
+async function realTarget(abs: string): Promise<string> {
   let current = path.resolve(abs);
   for (let links = 0; links <= MAX_LINKS; links++) {
     const rest: string[] = [];

@@ -4,7 +4,7 @@ import type { ExecEnvironment, SpawnRequest } from "../protocol/index.js";
 import { now, timerDelay } from "../util/index.js";
 
 /** Exit code reported for a command killed by its timeout (as Codex and coreutils `timeout`). */
-export const TIMEOUT_EXIT_CODE = 124;
+const TIMEOUT_EXIT_CODE = 124;
 
 export interface RunOptions {
   timeoutMs: number;

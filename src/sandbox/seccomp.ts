@@ -31,7 +31,7 @@ interface Arch {
 }
 
 /** The architectures the filter knows; elsewhere a sandboxed command is refused, never run unfiltered. */
-export const SECCOMP_ARCHES: Readonly<Record<string, Arch>> = {
+const SECCOMP_ARCHES: Readonly<Record<string, Arch>> = {
   x64: { audit: 0xc000003e, socket: 41, ioUring: [425, 426, 427], foreignFrom: 0x40000000 },
   arm64: { audit: 0xc00000b7, socket: 198, ioUring: [425, 426, 427] },
 };

@@ -1,5 +1,4 @@
 export * from "./mcpServer.js";
 export * from "./mcpHttp.js";
-export { type McpProxySource } from "./proxy.js";
 export * from "./sidecar.js";
 export { JsonRpcError, JsonRpcErrorCode } from "./jsonRpc.js";

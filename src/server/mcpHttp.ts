@@ -50,6 +50,21 @@ function tokenMatches(header: string | undefined, token: string): boolean {
   return given.length === expected.length && timingSafeEqual(given, expected);
 }
 
+/** Options that would quietly switch a guard off (an empty token, no session cap) are refused. */
+function checkOptions(opts: McpHttpOptions): void {
+  if (typeof opts.token !== "string" || opts.token === "")
+    throw new TypeError("serveMcpHttp: token must be a non-empty string");
+  const whole = (key: "port" | "maxSessions" | "sessionIdleMs", min: number, max: number): void => {
+    const v = opts[key];
+    if (v !== undefined && (!Number.isInteger(v) || v < min || v > max)) {
+      throw new RangeError(`serveMcpHttp: ${key} must be a whole number in ${min}..${max}, got ${String(v)}`);
+    }
+  };
+  whole("port", 0, 65535);
+  whole("maxSessions", 1, 100_000);
+  whole("sessionIdleMs", 1, 2 ** 31 - 1);
+}
+
 function jsonError(res: ServerResponse, status: number, code: number, message: string, headers = {}): void {
   res.writeHead(status, { "content-type": "application/json", ...headers });
   res.end(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }));
@@ -69,6 +84,7 @@ interface HttpSession {
  * the MCP specification's DNS-rebinding rule), sessions are capped (503) and expire when idle.
  */
 export async function serveMcpHttp(service: McpToolService, opts: McpHttpOptions): Promise<McpHttpServer> {
+  checkOptions(opts);
   const sessions = new Map<string, HttpSession>();
   let allowedHosts: string[] = [];
 

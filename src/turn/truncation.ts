@@ -19,7 +19,7 @@ export function budgetBytes(policy: TruncationPolicy): number {
 }
 
 /** UTF-8 continuation bytes (10xxxxxx) never start a character. */
-export const isContinuationByte = (byte: number | undefined): boolean => byte !== undefined && (byte & 0xc0) === 0x80;
+const isContinuationByte = (byte: number | undefined): boolean => byte !== undefined && (byte & 0xc0) === 0x80;
 
 /** Characters in `buf[start, end)`: bytes that start a UTF-8 sequence. */
 export function countChars(buf: Uint8Array, start = 0, end = buf.length): number {
@@ -116,7 +116,7 @@ export function boundCaptured(
 }
 
 /** A whole text as a capture with nothing omitted. */
-export function capturedBytes(buf: Buffer): CapturedBytes {
+function capturedBytes(buf: Buffer): CapturedBytes {
   return {
     head: buf,
     tail: EMPTY,

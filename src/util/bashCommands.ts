@@ -195,7 +195,7 @@ const EXPANDS = /[*?[]|\{[^}]*,[^}]*\}|\{[^}]*\.\.[^}]*\}/;
  * The value bash gives a word, or undefined when it is known only at run time (an expansion,
  * a substitution, a glob or brace expansion).
  */
-export function wordValue(node: Node): string | undefined {
+function wordValue(node: Node): string | undefined {
   switch (node.type) {
     case "word": {
       const text = node.text;

@@ -1,7 +1,7 @@
 /** The size of the chunks `readLines` asks for. */
 export const READ_CHUNK_BYTES = 64 * 1024;
 /** Bytes sniffed for a NUL, the way git and ripgrep tell binary files apart. */
-export const BINARY_SNIFF_BYTES = 8 * 1024;
+const BINARY_SNIFF_BYTES = 8 * 1024;
 
 export interface LineVisit {
   /** 1-based line number. */

@@ -92,13 +92,35 @@ describe("loadCliConfig", () => {
     });
   });
 
+  it("warns about unknown keys outside the security sections, naming file and key, and loads the rest", async () => {
+    await withTempDir(async (dir) => {
+      await writeFile(
+        path.join(dir, "toolcall.toml"),
+        "[tool]\nread_file = true\n[tools]\nread_files = true\nlist_dir = false\n[runtime.truncation]\nlimit = 5\nmax = 1\n",
+      );
+      const config = await loadCliConfig({ dir });
+      expect(config.tools).toEqual({ listDir: false });
+      expect(config.runtime).toEqual({ truncation: { mode: "bytes", limit: 5 } });
+      const file = path.join(dir, "toolcall.toml");
+      expect(config.warnings).toHaveLength(3);
+      expect(config.warnings).toEqual(
+        expect.arrayContaining([
+          `${file}: unknown key tool; ignored (known keys: tools, runtime, permissions, hooks, mcp_servers, approval_policy, sandbox, sandbox_mode, sandbox_workspace_write, shell_environment_policy, docker)`,
+          expect.stringMatching(
+            /^.*toolcall\.toml: unknown key tools\.read_files; ignored \(known keys: preset, shell, /,
+          ),
+          `${file}: unknown key runtime.truncation.max; ignored (known keys: mode, limit)`,
+        ]),
+      );
+    });
+  });
+
   const bad: Array<[string, string, RegExp]> = [
     [
-      "unknown section",
-      "[tool]\nread_file = true\n",
-      /toolcall\.toml: unknown key tool \(known keys: tools, runtime, permissions, hooks, mcp_servers, approval_policy, sandbox, sandbox_mode, sandbox_workspace_write, shell_environment_policy, docker\)/,
+      "unknown permissions key (a misspelt rule list would silently allow more)",
+      '[permissions]\ndenny = ["Bash"]\n',
+      /toolcall\.toml: unknown key permissions\.denny \(known keys: mode, allow, ask, deny, approval_timeout_ms, risk_field, ask_at_risk\)/,
     ],
-    ["unknown tool key", "[tools]\nread_files = true\n", /toolcall\.toml: unknown key tools\.read_files/],
     ["wrong type", '[tools]\nread_file = "yes"\n', /toolcall\.toml: tools\.read_file: expected boolean, got string/],
     [
       "bad choice",
@@ -145,7 +167,7 @@ describe("toolcall with a bad config (child process)", () => {
   it("exits 2 with one clear message on stderr and nothing on stdout", async () => {
     await withTempDir(async (dir) => {
       await writeFile(path.join(dir, "toolcall.toml"), '[runtime]\nmax_concurrency = "many"\n');
-      await writeFile(path.join(dir, "c.json"), JSON.stringify({ mcp_servers: {} }));
+      await writeFile(path.join(dir, "c.json"), JSON.stringify({ sandbox: { mode: "read-only", network: true } }));
       const [fromCwd, json, usage, missing] = await Promise.all([
         runCli(["exec"], { cwd: dir, input: "" }),
         runCli(["tools", "--config", "c.json"], { cwd: dir }),
@@ -161,7 +183,7 @@ describe("toolcall with a bad config (child process)", () => {
       );
       expect(json.code).toBe(2);
       expect(json.stderr).toMatch(
-        /c\.json: unknown key mcp_servers \(known keys: tools, runtime, permissions, hooks, mcpServers, servers, inputs, sandbox, sandbox_mode, sandbox_workspace_write, shell_environment_policy, docker\)/,
+        /c\.json: unknown key sandbox\.network \(known keys: mode, writable_roots, network_access, readable_roots, allow_unix_sockets\)/,
       );
       expect(usage.code).toBe(2);
       expect(usage.stderr).toMatch(/Unknown option '--bogus'/);

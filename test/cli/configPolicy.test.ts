@@ -159,7 +159,7 @@ describe("[permissions] and [hooks] in the config", () => {
       "rules not strings",
       "toolcall.toml",
       "[permissions]\nallow = [1]\n",
-      /toolcall\.toml: permissions\.allow: expected array of strings, got array/,
+      /toolcall\.toml: permissions\.allow\[0\]: expected string, got number 1/,
     ],
     [
       "rules not an array",

@@ -168,7 +168,7 @@ describe("sandbox sections in the config", () => {
       "unknown [sandbox_workspace_write] key",
       "toolcall.toml",
       "[sandbox_workspace_write]\nexclude_slash_tmp = true\n",
-      /toolcall\.toml: unknown key sandbox_workspace_write\.exclude_slash_tmp \(known keys: writable_roots, network_access\)/,
+      /toolcall\.toml: sandbox_workspace_write\.exclude_slash_tmp: expected false \(leaving \/tmp or \$TMPDIR out of the writable roots is not supported\), got boolean true/,
     ],
     [
       "roots not a list",
@@ -180,7 +180,7 @@ describe("sandbox sections in the config", () => {
       "an empty root",
       "toolcall.toml",
       '[sandbox]\nreadable_roots = [""]\n',
-      /toolcall\.toml: sandbox\.readable_roots: expected array of non-empty strings, got array/,
+      /toolcall\.toml: sandbox\.readable_roots\[0\]: expected non-empty string, got string ""/,
     ],
     [
       "network_access not a boolean",
@@ -240,13 +240,13 @@ describe("sandbox sections in the config", () => {
       "exclude not strings",
       "toolcall.toml",
       "[shell_environment_policy]\nexclude = [1]\n",
-      /toolcall\.toml: shell_environment_policy\.exclude: expected array of non-empty strings, got array/,
+      /toolcall\.toml: shell_environment_policy\.exclude\[0\]: expected non-empty string, got number 1/,
     ],
     [
       "set not a table",
       "toolcall.toml",
       '[shell_environment_policy]\nset = ["A=1"]\n',
-      /toolcall\.toml: shell_environment_policy\.set: expected table, got array/,
+      /toolcall\.toml: shell_environment_policy\.set: expected table, got an array/,
     ],
     [
       "set value not a string",

@@ -16,9 +16,9 @@ describe("LiveStatus", () => {
   it("plain mode prints one line per state change; calls behind an exclusive one wait for the lock", () => {
     const { out, text } = capture();
     const status = new LiveStatus(out, false);
-    status.add("c1", "c1 read_file", false);
-    status.add("c2", "c2 apply_patch", true);
-    status.add("c3", "c3 read_file", false);
+    status.add("c1", "c1 read_file", { exclusive: false });
+    status.add("c2", "c2 apply_patch", { exclusive: true });
+    status.add("c3", "c3 read_file", { exclusive: false });
     status.onEvent({ type: "tool_call_begin", callId: "c1", toolName: "read_file", payloadKind: "function" });
     status.onEvent({
       type: "tool_call_end",
@@ -57,8 +57,8 @@ describe("LiveStatus", () => {
   it("TTY mode redraws every row in place", () => {
     const { out, text } = capture();
     const status = new LiveStatus(out, true);
-    status.add("c1", "c1 shell", false);
-    status.add("c2", "c2 shell", false);
+    status.add("c1", "c1 shell", { exclusive: false });
+    status.add("c2", "c2 shell", { exclusive: false });
     status.onEvent({ type: "tool_call_begin", callId: "c2", toolName: "shell", payloadKind: "function" });
     status.stop();
     // First draw, then each redraw moves the cursor up over the rows drawn before.
@@ -75,8 +75,8 @@ describe("LiveStatus", () => {
     const { out, text } = capture();
     Object.assign(out, { columns: 40 });
     const status = new LiveStatus(out, true);
-    status.add("c1", "c1 shell: cargo build --release --all-features --workspace", true);
-    status.add("c2", "c2 read_file src/very/long/path/to/a/module.rs", false);
+    status.add("c1", "c1 shell: cargo build --release --all-features --workspace", { exclusive: true });
+    status.add("c2", "c2 read_file src/very/long/path/to/a/module.rs", { exclusive: false });
     status.onEvent({ type: "tool_call_begin", callId: "c1", toolName: "shell", payloadKind: "function" });
     status.onEvent({ type: "tool_call_end", callId: "c1", toolName: "shell", success: true, aborted: false, timing });
     status.note("approve? something\n");

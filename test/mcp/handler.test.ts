@@ -65,7 +65,7 @@ describe("McpHandler", () => {
       kind: "respond_to_model",
       message: "tool call error: MCP tool arguments must be a JSON object",
     });
-    const timedOut = new McpCallError("timed out awaiting tools/call after 1.5s", true);
+    const timedOut = new McpCallError("timed out awaiting tools/call after 1.5s", { timedOut: true });
     expect(await rejection(refuse(timedOut).handle(invocation({})))).toMatchObject({
       message: "timed out awaiting tools/call after 1.5s",
     });

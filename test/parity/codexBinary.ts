@@ -7,7 +7,7 @@ import { promisify } from "node:util";
 import { fileURLToPath } from "node:url";
 import { startMockResponses } from "./mockResponses.js";
 
-export const CODEX_VERSION = "0.169.0";
+const CODEX_VERSION = "0.169.0";
 const CACHE_DIR = join(
   process.env.XDG_CACHE_HOME ?? join(homedir(), ".cache"),
   "toolcall-test",

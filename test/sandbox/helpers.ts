@@ -29,7 +29,7 @@ function bwrapWorks(bwrap: string): boolean {
 }
 
 /** Why the tests that need bubblewrap cannot run here, or undefined when they can. */
-export const BWRAP_PROBLEM: string | undefined =
+const BWRAP_PROBLEM: string | undefined =
   BWRAP === null
     ? "bubblewrap (bwrap) is not installed"
     : bwrapWorks(BWRAP)
@@ -140,7 +140,7 @@ export async function shellIn(env: ExecEnvironment, cwd: string, argv: string[])
   return body(await shell.handle(inv));
 }
 
-export function body(out: ToolOutput): string {
+function body(out: ToolOutput): string {
   if (out.kind !== "function" || typeof out.body !== "string") throw new Error("expected a text function output");
   return out.body;
 }

@@ -10,7 +10,8 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MAX_HEAD_BYTES, NetworkProxy } from "../../src/sandbox/netProxy.js";
+import { NetworkProxy } from "../../src/sandbox/netProxy.js";
+import { MAX_HEAD_BYTES } from "../../src/sandbox/proxyWire.js";
 
 const DENIED = "network access to other.test is not allowed by the sandbox";
 let dir: string;

@@ -47,6 +47,21 @@ const post = (headers: Record<string, string>): Promise<Response> =>
     body: initialize,
   });
 
+describe("serveMcpHttp options", () => {
+  it("refuses options that would switch a guard off, naming the option", async () => {
+    const router = await createToolRouter({});
+    const service = new McpToolService({ router, turn: createTurnContext({ cwd: os.tmpdir() }) });
+    await expect(serveMcpHttp(service, { token: "" })).rejects.toThrow(
+      "serveMcpHttp: token must be a non-empty string",
+    );
+    await expect(serveMcpHttp(service, { token: TOKEN, maxSessions: Number.NaN })).rejects.toThrow(
+      "serveMcpHttp: maxSessions must be a whole number in 1..100000, got NaN",
+    );
+    await expect(serveMcpHttp(service, { token: TOKEN, sessionIdleMs: 0 })).rejects.toThrow(/sessionIdleMs must be/);
+    await expect(serveMcpHttp(service, { token: TOKEN, port: 70_000 })).rejects.toThrow(/port must be/);
+  });
+});
+
 describe("serveMcpHttp", () => {
   it("listens on 127.0.0.1 at /mcp", () => {
     expect(served.url).toBe(`http://127.0.0.1:${served.port}/mcp`);

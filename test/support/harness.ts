@@ -131,7 +131,7 @@ export class ControlledHandler implements ToolHandler {
   }
 }
 
-export const OBJECT_SCHEMA = { type: "object", properties: {}, additionalProperties: true };
+const OBJECT_SCHEMA = { type: "object", properties: {}, additionalProperties: true };
 
 export interface ToolDef {
   name: string;

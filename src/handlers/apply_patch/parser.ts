@@ -42,11 +42,6 @@ export function oldLines(chunk: { lines: ChunkLine[] }): string[] {
   return chunk.lines.filter((l) => l.kind !== "+").map((l) => l.text);
 }
 
-/** The lines a chunk leaves in the file (context and added lines). */
-export function newLines(chunk: { lines: ChunkLine[] }): string[] {
-  return chunk.lines.filter((l) => l.kind !== "-").map((l) => l.text);
-}
-
 /** A patch that does not follow the format; the message is what the model sees. */
 export class PatchParseError extends Error {
   constructor(

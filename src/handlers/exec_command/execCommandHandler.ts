@@ -134,7 +134,7 @@ export class ExecCommandHandler implements ToolHandler {
         sandboxed,
         ...(run.hardened && { env: { ...HARDENED_GIT_ENV } }),
       });
-      const session = this.sessions.add(proc, tty, args);
+      const session = this.sessions.add(proc, { tty, launched: args });
       let chunk;
       try {
         chunk = await session.serialize(() =>

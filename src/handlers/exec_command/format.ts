@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { boundCaptured, budgetBytes, type TruncationPolicy } from "../../turn/index.js";
 import type { SessionChunk } from "./session.js";
 
-export const DEFAULT_MAX_OUTPUT_TOKENS = 10_000;
+const DEFAULT_MAX_OUTPUT_TOKENS = 10_000;
 
 /**
  * Codex's unified-exec answer: `Chunk ID`, `Wall time: {s.ssss} seconds`, `Process exited with

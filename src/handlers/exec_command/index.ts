@@ -33,4 +33,4 @@ export const unifiedExecToolFactory: ToolFactory<UnifiedExecToolConfig> = (confi
 export { EXEC_COMMAND_SPEC, WRITE_STDIN_SPEC } from "./definition.js";
 export { ExecCommandHandler, type ExecCommandArgs } from "./execCommandHandler.js";
 export { WriteStdinHandler, type WriteStdinArgs } from "./writeStdinHandler.js";
-export { ExecSessionManager, DEFAULT_MAX_EXEC_SESSIONS } from "./manager.js";
+export { ExecSessionManager } from "./manager.js";

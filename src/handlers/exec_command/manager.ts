@@ -3,7 +3,7 @@ import type { SpawnedProcess } from "../../protocol/index.js";
 import type { SpillStore } from "../../turn/index.js";
 import type { ExecCommandArgs } from "./execCommandHandler.js";
 
-export const DEFAULT_MAX_EXEC_SESSIONS = 64;
+const DEFAULT_MAX_EXEC_SESSIONS = 64;
 
 /**
  * The exec sessions of one router (the agent's session): they outlive a turn, are capped (the
@@ -31,7 +31,7 @@ export class ExecSessionManager {
   }
 
   /** Keeps a started process as a session under a fresh id (Codex's are random, 4-5 digits). */
-  add(proc: SpawnedProcess, tty: boolean, launched?: ExecCommandArgs): ExecSession {
+  add(proc: SpawnedProcess, { tty, launched }: { tty: boolean; launched?: ExecCommandArgs | undefined }): ExecSession {
     if (this.closed) {
       void proc.terminate(0).then(() => proc.dispose());
       throw new Error("exec sessions are closed");

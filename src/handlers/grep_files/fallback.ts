@@ -20,7 +20,7 @@ export interface SearchRequest {
  * Ripgrep's pattern dialect is Rust `regex`; the common subset maps 1:1 onto JS. Inline
  * flags at the start (`(?i)`, `(?s)`, `(?m)`, `(?x)` is not supported) become JS flags.
  */
-export function compilePattern(pattern: string): RegExp {
+function compilePattern(pattern: string): RegExp {
   let source = pattern;
   let flags = "u";
   const inline = /^\(\?([ims]+)\)/.exec(source);

@@ -6,6 +6,6 @@ export {
   grepFilesToolFactory,
 } from "./handler.js";
 /** Shared with the glob tool: the gitignore-aware walk, newest-first ordering and the glob dialect. */
-export { walkFiles, type WalkOptions } from "./walk.js";
+export { walkFiles } from "./walk.js";
 export { newestFirst } from "./fallback.js";
-export { compileGlob, type GlobRule } from "./glob.js";
+export { compileGlob } from "./glob.js";

@@ -9,7 +9,7 @@ interface ScopedRule extends GlobRule {
   base: string;
 }
 
-export const toSlash = (p: string): string => (sep === "/" ? p : p.split(sep).join("/"));
+const toSlash = (p: string): string => (sep === "/" ? p : p.split(sep).join("/"));
 
 function ignoredBy(rules: ScopedRule[], path: string, isDir: boolean): boolean {
   let ignored = false;

@@ -3,7 +3,7 @@ import type { ToolFactory, ToolHandler, ToolInvocation } from "../../registry/in
 import { deadline, emitEvent, userInputBroker, type UserInputQuestion } from "../../turn/index.js";
 import { formatSecondsExact } from "../../util/index.js";
 
-export const DEFAULT_USER_INPUT_TIMEOUT_MS = 600_000;
+const DEFAULT_USER_INPUT_TIMEOUT_MS = 600_000;
 
 const string = (description: string): { type: "string"; description: string } => ({ type: "string", description });
 
@@ -12,7 +12,7 @@ const string = (description: string): { type: "string"; description: string } =>
  * last sentence ("This tool is only available in Plan mode.") is left out: Codex offers it in
  * Plan mode only, we whenever the embedder opts in, so the sentence would be false here.
  */
-export const REQUEST_USER_INPUT_SPEC: FunctionToolSpec = {
+const REQUEST_USER_INPUT_SPEC: FunctionToolSpec = {
   type: "function",
   annotations: { readOnlyHint: true },
   name: "request_user_input",
@@ -65,7 +65,7 @@ const fail = (message: string): FunctionCallError => FunctionCallError.respondTo
  * `runtime.respondToUserInput(callId, answers)`, at most `timeoutMs` (Codex waits forever).
  * The model reads the answers as Codex's JSON: `{"answers":{"<id>":{"answers":[...]}}}`.
  */
-export class RequestUserInputHandler implements ToolHandler {
+class RequestUserInputHandler implements ToolHandler {
   readonly kind = "function" as const;
 
   constructor(private readonly timeoutMs: number = DEFAULT_USER_INPUT_TIMEOUT_MS) {}

@@ -2,7 +2,7 @@ import { type FunctionToolSpec, type ToolOutput } from "../../protocol/index.js"
 import type { ToolActivation, ToolFactory, ToolGroup, ToolHandler, ToolInvocation } from "../../registry/index.js";
 
 /** `reset_tools`: one boolean per group, described by the group's description and tools. */
-export function resetToolsSpec(groups: Readonly<Record<string, ToolGroup>>): FunctionToolSpec {
+function resetToolsSpec(groups: Readonly<Record<string, ToolGroup>>): FunctionToolSpec {
   const properties = Object.fromEntries(
     Object.entries(groups).map(([name, g]) => [
       name,
@@ -20,7 +20,7 @@ export function resetToolsSpec(groups: Readonly<Record<string, ToolGroup>>): Fun
 }
 
 /** Sets the active groups and answers with the instructions of the groups now active. */
-export class ResetToolsHandler implements ToolHandler {
+class ResetToolsHandler implements ToolHandler {
   readonly kind = "function" as const;
 
   constructor(private readonly activation: ToolActivation) {}

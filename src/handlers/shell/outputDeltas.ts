@@ -5,7 +5,7 @@ import { emitEvent, type TurnContext } from "../../turn/index.js";
 const DELTA_INTERVAL_MS = 50;
 const MAX_PENDING_CHARS = 64 * 1024;
 /** Codex `MAX_EXEC_OUTPUT_DELTAS_PER_CALL`: a flood of output stops streaming, not the call. */
-export const MAX_DELTAS_PER_CALL = 10_000;
+const MAX_DELTAS_PER_CALL = 10_000;
 
 type Stream = "stdout" | "stderr";
 

@@ -4,7 +4,7 @@ import { rankTools } from "./rank.js";
 
 const DEFAULT_LIMIT = 5;
 
-export const TOOL_SEARCH_SPEC: FunctionToolSpec = {
+const TOOL_SEARCH_SPEC: FunctionToolSpec = {
   type: "function",
   annotations: { readOnlyHint: true },
   name: "tool_search",
@@ -23,7 +23,7 @@ export const TOOL_SEARCH_SPEC: FunctionToolSpec = {
 };
 
 /** Ranks the MCP tools listed now, activates the matches and answers with their specs. */
-export class ToolSearchHandler implements ToolHandler {
+class ToolSearchHandler implements ToolHandler {
   readonly kind = "function" as const;
 
   constructor(
@@ -60,4 +60,4 @@ export const toolSearchFactory: ToolFactory<ToolSearchConfig> = (config, ctx) =>
     ? [{ spec: TOOL_SEARCH_SPEC, handler: new ToolSearchHandler(ctx.mcp, ctx.activation), supportsParallel: true }]
     : [];
 
-export { rankTools, words } from "./rank.js";
+export { rankTools } from "./rank.js";

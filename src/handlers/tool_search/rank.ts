@@ -1,5 +1,5 @@
 /** Words of a name or a text: lower case, split at non-alphanumerics and camelCase humps. */
-export function words(text: string): string[] {
+function words(text: string): string[] {
   return text
     .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
     .toLowerCase()

@@ -25,7 +25,7 @@ export const VIEW_IMAGE_SPEC: FunctionToolSpec = {
 const fail = (message: string): FunctionCallError => FunctionCallError.respondToModel(message);
 
 /** The MIME type named by the file's magic bytes, or undefined for other formats. */
-export function sniffImageType(head: Buffer): string | undefined {
+function sniffImageType(head: Buffer): string | undefined {
   const starts = (bytes: number[], at = 0): boolean => bytes.every((b, i) => head[at + i] === b);
   if (starts([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) return "image/png";
   if (starts([0xff, 0xd8, 0xff])) return "image/jpeg";

@@ -1,7 +1,6 @@
 export {
   DEFAULT_MAX_IMAGE_BYTES,
   VIEW_IMAGE_SPEC,
-  sniffImageType,
   ViewImageHandler,
   type ViewImageToolConfig,
   viewImageToolFactory,
