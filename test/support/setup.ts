@@ -15,3 +15,7 @@ const patient: typeof vi.waitFor = (callback, options) => {
   return waitFor(callback, opts);
 };
 vi.waitFor = patient;
+
+// Login shells here may run `pyenv init`, whose rehash waits up to a minute on a lock that a
+// shell killed mid-rehash (as many tests kill commands) leaves behind: a second, not a minute.
+process.env["PYENV_REHASH_TIMEOUT"] ??= "1";
