@@ -1,8 +1,6 @@
-import { dispatch, type DispatchHost, type PreparedCall } from "../dispatch/index.js";
+import { dispatch, PreparedCall, type DispatchHost } from "../dispatch/index.js";
 import { respondToApproval, respondToUserInput } from "../policy/index.js";
 import {
-  FunctionCallError,
-  responseItemFor,
   texts,
   type ApprovalDecision,
   type ResponseInputItem,
@@ -10,27 +8,24 @@ import {
   type ToolCall,
   type UnknownItem,
 } from "../protocol/index.js";
-import { ToolCallFailure, type ToolRouter } from "../router/index.js";
+import type { ToolRouter } from "../router/index.js";
 import {
   dynamicCallBroker,
-  emitEvent,
-  truncateBody,
   type DynamicToolResponse,
   type TurnContext,
   type UserInputResponse,
 } from "../turn/index.js";
 import { errorText, now } from "../util/index.js";
+import { Acceptance } from "./acceptance.js";
+import { Answers } from "./answers.js";
 import { CallDeadlines } from "./callDeadlines.js";
 import { CallRecord, type ToolCallOutcome } from "./callRecord.js";
-import { Drain } from "./drain.js";
 import { GRANTED, SharedExclusiveLock } from "./lock.js";
 import { runtimeLimits, type SubmitResult, type ToolCallRuntimeOptions } from "./options.js";
 import { CallReports } from "./reports.js";
 import { RunningCalls } from "./runningCalls.js";
 
 export type { SubmitResult, ToolCallOutcome, ToolCallRuntimeOptions };
-
-const NOT_A_CALL: SubmitResult = Object.freeze({ accepted: false });
 
 /**
  * Runs a turn's tool calls (Codex `ToolCallRuntime`, `parallel.rs`): each starts as soon as it is
@@ -41,13 +36,13 @@ const NOT_A_CALL: SubmitResult = Object.freeze({ accepted: false });
  */
 export class ToolCallRuntime<Ctx = unknown> {
   private readonly lock: SharedExclusiveLock<CallRecord<Ctx>>;
-  private readonly acceptedCallIds = new Set<string>();
+  private readonly acceptance: Acceptance<Ctx>;
   /** Calls whose handler may still run, queued ones included: abort fans out to them from one place. */
   private readonly running = new RunningCalls<CallRecord<Ctx>>();
-  private readonly drainer = new Drain<Ctx>();
   private abortReason: string | undefined;
   private readonly deadlines: CallDeadlines<Ctx>;
   private readonly reports: CallReports;
+  private readonly answers: Answers<Ctx>;
   private readonly turn: TurnContext;
   /** Where every dispatched call of this runtime reports (one object, not one per call). */
   private readonly host: DispatchHost<Ctx, CallRecord<Ctx>>;
@@ -59,6 +54,8 @@ export class ToolCallRuntime<Ctx = unknown> {
   ) {
     this.reports = new CallReports(turn, opts.onOutcome);
     this.turn = this.reports.turn;
+    this.answers = new Answers(this.turn, this.reports);
+    this.acceptance = new Acceptance(router, this.turn);
     const limits = runtimeLimits(opts);
     // A queued call's turn: the lock calls back, and dispatch starts right there (no promise per waiter).
     this.lock = new SharedExclusiveLock<CallRecord<Ctx>>(limits.maxConcurrency, (record) => {
@@ -70,7 +67,7 @@ export class ToolCallRuntime<Ctx = unknown> {
         // A copy: expiring a call runs listeners, which may abort and so change the list.
         running: () => [...this.running],
         settleText: (record, text) => {
-          this.settleText(record, text);
+          this.answers.text(record, text);
         },
         release: (record) => {
           this.release(record);
@@ -86,7 +83,7 @@ export class ToolCallRuntime<Ctx = unknown> {
       announcesBegin: true,
       settled: (record, item, success) => {
         try {
-          this.settled(record, record.settle(item, success, false, this.endOf(record), record.prepared));
+          this.answers.dispatched(record, item, success, this.endOf(record));
         } catch (err) {
           this.settleError(record, err);
         }
@@ -97,7 +94,7 @@ export class ToolCallRuntime<Ctx = unknown> {
         this.release(record);
       },
       abortTurn: (record, text) => {
-        this.settleText(record, text);
+        this.answers.text(record, text);
         this.abort(texts.abortedByUser);
       },
     };
@@ -122,44 +119,32 @@ export class ToolCallRuntime<Ctx = unknown> {
     try {
       return this.accept(item, now());
     } catch (err) {
-      // Only a hostile item (a proxy whose traps throw) gets here: nothing was accepted.
-      const reason = `unreadable item: ${errorText(err) ?? "unknown error"}`;
-      this.turn.logger.warn({ reason }, "tool call rejected");
-      emitEvent(this.turn, { type: "tool_call_rejected", callId: "", toolName: "", reason });
-      return { accepted: false, reason };
+      return this.acceptance.unreadable(err);
     }
   }
 
   private accept(item: ResponseItem | UnknownItem, submittedAt: number): SubmitResult {
-    const prepared = this.router.prepare(item, this.turn.logger);
-    if (prepared === null) return NOT_A_CALL;
-    const failure = prepared instanceof ToolCallFailure ? prepared : undefined;
-    const { callId, toolName } = failure ?? (prepared as PreparedCall<Ctx>).call;
-    if (callId === undefined) return this.reject(item, "", toolName, messageOf((failure as ToolCallFailure).error));
-    // One hash operation: `add` grows the set unless the id was already accepted.
-    const known = this.acceptedCallIds.size;
-    if (this.acceptedCallIds.add(callId).size === known) {
-      return this.reject(item, callId, toolName, texts.duplicateCallId(callId));
+    const accepted = this.acceptance.accept(item);
+    if (accepted instanceof PreparedCall) {
+      this.answers.drain.track(this.start(accepted, submittedAt));
+      return { accepted: true, callId: accepted.call.callId };
     }
-    if (!failure) {
-      this.drainer.track(this.start(prepared as PreparedCall<Ctx>, submittedAt));
-      return { accepted: true, callId };
-    }
+    if (!("failure" in accepted)) return accepted;
     // A known call id, but the item could not become a call: answer it with the error (or, once
     // the turn is aborted, with the aborted output like every other late submit).
-    const record = new CallRecord<Ctx>(callId, toolName, failure.payloadKind, undefined, submittedAt);
-    this.reports.accepted(callId, toolName, failure.payloadKind, true);
-    this.drainer.track(record);
-    const reason = messageOf(failure.error);
-    if (this.aborted) this.settleAborted(record);
-    else this.settleText(record, reason);
+    const { callId, failure, reason } = accepted;
+    const record = new CallRecord<Ctx>(callId, failure.toolName, failure.payloadKind, undefined, submittedAt);
+    this.reports.accepted(callId, failure.toolName, failure.payloadKind, true);
+    this.answers.drain.track(record);
+    if (this.aborted) this.answers.aborted(record);
+    else this.answers.text(record, reason);
     return { accepted: true, callId, reason };
   }
 
   /** Runs one call outside the submit/drain bookkeeping; rejects only with `FatalToolCallError`. */
   async handleToolCall(call: ToolCall, signal?: AbortSignal): Promise<ToolCallOutcome> {
     const outcome = await this.start(this.router.prepareCall(call, this.turn.logger), now(), signal).outcome;
-    this.drainer.reportFatal([outcome]);
+    this.answers.drain.reportFatal([outcome]);
     return outcome;
   }
 
@@ -169,7 +154,7 @@ export class ToolCallRuntime<Ctx = unknown> {
 
   /** Outcomes of every call submitted since the last drain, in submission order. A fatal error rejects. */
   drainOutcomes(): Promise<ToolCallOutcome[]> {
-    return this.drainer.outcomes();
+    return this.answers.drain.outcomes();
   }
 
   /** Answers every pending call with its aborted output now; queued calls never start. */
@@ -212,21 +197,13 @@ export class ToolCallRuntime<Ctx = unknown> {
     return respondToUserInput(this.turn, callId, response);
   }
 
-  private reject(item: ResponseItem | UnknownItem, callId: string, toolName: string, reason: string): SubmitResult {
-    // A hostile item may carry any `type`: the event names it only when it is text.
-    const name = toolName || (typeof item.type === "string" ? item.type : "");
-    this.turn.logger.warn({ callId, toolName: name, reason }, "tool call rejected");
-    emitEvent(this.turn, { type: "tool_call_rejected", callId, toolName: name, reason });
-    return callId === "" ? { accepted: false, reason } : { accepted: false, callId, reason };
-  }
-
   private start(prepared: PreparedCall<Ctx>, submittedAt: number, callSignal?: AbortSignal): CallRecord<Ctx> {
     const record = CallRecord.of(prepared, submittedAt);
     const { callId, toolName, payloadKind } = record;
     if (this.aborted || callSignal?.aborted) {
       this.reports.accepted(callId, toolName, payloadKind, true);
       prepared.abort(this.abortReason ?? (callSignal ? abortReason(callSignal) : texts.abortedByUser));
-      this.settleAborted(record);
+      this.answers.aborted(record);
       return record;
     }
     this.reports.accepted(callId, toolName, payloadKind, record.exclusive);
@@ -300,7 +277,7 @@ export class ToolCallRuntime<Ctx = unknown> {
    * call still queued leaves the lock's queue now: it will never start.
    */
   private abortCall(record: CallRecord<Ctx>, reason: string): void {
-    this.settleAborted(record);
+    this.answers.aborted(record);
     record.prepared?.abort(reason);
     if (record.ticket !== GRANTED && this.lock.cancel(record.ticket)) {
       record.ticket = GRANTED;
@@ -308,51 +285,11 @@ export class ToolCallRuntime<Ctx = unknown> {
     }
   }
 
-  private settleAborted(record: CallRecord<Ctx>): void {
-    if (record.settled) return;
-    const elapsedMs = now() - record.submittedAt;
-    const fatal = this.drainer.fatal;
-    let text: string;
-    if (fatal && fatal.callId !== record.callId) text = texts.abortedTurnEnded(elapsedMs, fatal.message);
-    else text = record.prepared?.abortedText(elapsedMs) ?? texts.abortedAfter(elapsedMs);
-    this.settled(record, record.settle(this.textItem(record, text), false, true, now()));
-  }
-
-  /** A fatal error ends the turn; anything else answers `tool {name} failed: ...`. Never throws. */
+  /** What dispatch could not answer; the turn's first fatal error aborts the turn. */
   private settleError(record: CallRecord<Ctx>, err: unknown): void {
-    if (record.settled) return;
-    const message = errorText(err);
-    if (FunctionCallError.isFatal(err) && !this.aborted) {
-      const fatalMessage = message ?? "Fatal error";
-      this.drainer.fatal = { callId: record.callId, message: fatalMessage, reported: false };
-      this.settleText(record, fatalMessage);
-      this.abort(fatalMessage);
-      return;
-    }
-    this.turn.logger.error({ err: message, callId: record.callId }, "tool call failed outside its handler");
-    this.settleText(record, texts.toolFailed(record.toolName, message));
+    const fatal = this.answers.error(record, err, this.aborted);
+    if (fatal !== undefined) this.abort(fatal);
   }
-
-  /** Settles the call with a text answer (not as aborted). */
-  private settleText(record: CallRecord<Ctx>, text: string): void {
-    this.settled(record, record.settle(this.textItem(record, text), false, false, now()));
-  }
-
-  /** A failure answer, bounded like every other output. */
-  private textItem(record: CallRecord<Ctx>, text: string): ResponseInputItem {
-    return responseItemFor(record.callId, record.payloadKind, truncateBody(text, this.turn.truncationPolicy), false);
-  }
-
-  /** The call's one answer was just settled (undefined: it had been already, by an abort or its deadline). */
-  private settled(record: CallRecord<Ctx>, outcome: ToolCallOutcome | undefined): void {
-    if (!outcome) return;
-    this.drainer.settled(record);
-    this.reports.settled(outcome);
-  }
-}
-
-function messageOf(err: FunctionCallError): string {
-  return errorText(err) ?? "invalid tool call";
 }
 
 function abortReason(signal: AbortSignal): string {
