@@ -37,7 +37,7 @@ export function dispatch<Ctx, T>(p: PreparedCall<Ctx>, host: DispatchHost<Ctx, T
   if (p.unresolved !== undefined) fail(p, p.unresolved);
   else if (!tool) settleText(p, texts.unsupportedCall(call.toolName, call.payload.kind === "custom"));
   else {
-    const refusal = p.scope.unavailable(call.toolName, tool);
+    const refusal = p.scope.unavailable?.(call.toolName, tool);
     if (refusal === undefined) check(p, tool, host, at);
     else settleText(p, refusal);
   }

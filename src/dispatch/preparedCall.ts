@@ -13,8 +13,11 @@ export interface DispatchScope<Ctx> {
   readonly sessionId: string;
   readonly spill: SpillStore | undefined;
   readonly logger: Logger | undefined;
-  /** The answer refusing a tool that is registered but not callable now (deferred, inactive group). */
-  unavailable(toolName: string, tool: RegisteredTool<Ctx>): string | undefined;
+  /**
+   * The answer refusing a tool that is registered but not callable now (deferred, inactive
+   * group); absent when the router has no tool groups (no call per call then).
+   */
+  readonly unavailable: ((toolName: string, tool: RegisteredTool<Ctx>) => string | undefined) | undefined;
 }
 
 /**

@@ -69,7 +69,7 @@ export class ToolRouter<Ctx = unknown> {
       sessionId: this.sessionId,
       spill: opts.spill,
       logger: opts.logger,
-      unavailable: (toolName, tool) => this.unavailable(toolName, tool),
+      unavailable: opts.activation ? (toolName, tool) => this.unavailable(toolName, tool) : undefined,
     };
   }
 

@@ -1,6 +1,6 @@
-import type { PreparedCall } from "../dispatch/index.js";
+import { PreparedCall } from "../dispatch/index.js";
 import { texts, type FunctionCallError, type ResponseItem, type UnknownItem } from "../protocol/index.js";
-import { ToolCallFailure, type ToolRouter } from "../router/index.js";
+import type { ToolCallFailure, ToolRouter } from "../router/index.js";
 import { emitEvent, type TurnContext } from "../turn/index.js";
 import { errorText } from "../util/index.js";
 import type { SubmitResult } from "./options.js";
@@ -31,15 +31,20 @@ export class Acceptance<Ctx> {
   accept(item: ResponseItem | UnknownItem): PreparedCall<Ctx> | AcceptedFailure | SubmitResult {
     const prepared = this.router.prepare(item, this.turn.logger);
     if (prepared === null) return NOT_A_CALL;
-    const failure = prepared instanceof ToolCallFailure ? prepared : undefined;
-    const { callId, toolName } = failure ?? (prepared as PreparedCall<Ctx>).call;
-    if (callId === undefined) return this.reject(item, "", toolName, messageOf((failure as ToolCallFailure).error));
-    // One hash operation: `add` grows the set unless the id was already accepted.
-    const known = this.acceptedCallIds.size;
-    if (this.acceptedCallIds.add(callId).size === known) {
-      return this.reject(item, callId, toolName, texts.duplicateCallId(callId));
+    if (prepared instanceof PreparedCall) {
+      const { callId, toolName } = prepared.call;
+      return this.isNew(callId) ? prepared : this.reject(item, callId, toolName, texts.duplicateCallId(callId));
     }
-    return failure ? { callId, failure, reason: messageOf(failure.error) } : (prepared as PreparedCall<Ctx>);
+    const { callId, toolName, error } = prepared;
+    if (callId === undefined) return this.reject(item, "", toolName, messageOf(error));
+    if (!this.isNew(callId)) return this.reject(item, callId, toolName, texts.duplicateCallId(callId));
+    return { callId, failure: prepared, reason: messageOf(error) };
+  }
+
+  /** One hash operation: `add` grows the set unless the id was already accepted. */
+  private isNew(callId: string): boolean {
+    const known = this.acceptedCallIds.size;
+    return this.acceptedCallIds.add(callId).size !== known;
   }
 
   /** An item that could not even be read (a proxy whose traps throw): nothing is accepted. */

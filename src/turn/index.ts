@@ -3,5 +3,5 @@ export * from "./events.js";
 export * from "./truncation.js";
 export * from "./context.js";
 export * from "./brokers.js";
-export * from "./deadline.js";
+export * from "./signalDeadline.js";
 export * from "./spill.js";
