@@ -33,7 +33,9 @@ const block = valueOf("--block");
 const VALUED = new Set(["--reps", "--scenario", "--block"]);
 const dists = args.filter((a, i) => !a.startsWith("--") && !VALUED.has(args[i - 1] ?? ""));
 if (dists.length !== 2 || !Number.isInteger(reps) || reps < 1) {
-  process.stderr.write("usage: npx tsx [--expose-gc] bench/compare.ts BASE_DIST NEW_DIST [--reps N] [--cpu] [--scaling]\n");
+  process.stderr.write(
+    "usage: npx tsx [--expose-gc] bench/compare.ts BASE_DIST NEW_DIST [--reps N] [--cpu] [--scaling]\n",
+  );
   process.exit(2);
 }
 
