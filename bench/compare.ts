@@ -1,5 +1,5 @@
 /**
- * `npx tsx bench/compare.ts BASE_DIST NEW_DIST [--reps N]`: the dispatch overhead of two builds
+ * `npx tsx bench/compare.ts BASE_DIST NEW_DIST [--reps N] [--cpu]`: the dispatch overhead of two builds
  * of the library (each a `dist/` folder made with `tsc -p tsconfig.build.json`), interleaved in
  * one process so machine noise falls on both alike. Each sample is the per-call cost in µs over
  * a bare `await handler(JSON.parse(args))` measured in the same repetition. Prints medians,
@@ -33,7 +33,9 @@ const block = valueOf("--block");
 const VALUED = new Set(["--reps", "--scenario", "--block"]);
 const dists = args.filter((a, i) => !a.startsWith("--") && !VALUED.has(args[i - 1] ?? ""));
 if (dists.length !== 2 || !Number.isInteger(reps) || reps < 1) {
-  process.stderr.write("usage: npx tsx [--expose-gc] bench/compare.ts BASE_DIST NEW_DIST [--reps N] [--scaling]\n");
+  process.stderr.write(
+    "usage: npx tsx [--expose-gc] bench/compare.ts BASE_DIST NEW_DIST [--reps N] [--cpu] [--scaling]\n",
+  );
   process.exit(2);
 }
 
@@ -95,7 +97,20 @@ const items = (prefix: string, n: number): Lib.FunctionCallItem[] =>
     arguments: '{"n":1}',
   }));
 
+/**
+ * `--cpu`: this process's CPU time (user + system, every thread) instead of wall time. On a
+ * shared machine whose load runs well past its cores, wall time mostly measures how long the
+ * process waited to be scheduled; the work of a call is CPU-bound either way.
+ */
+const cpu = args.includes("--cpu");
+
 async function timeUs(fn: () => Promise<void>): Promise<number> {
+  if (cpu) {
+    const c0 = process.cpuUsage();
+    await fn();
+    const { user, system } = process.cpuUsage(c0);
+    return user + system;
+  }
   const t0 = performance.now();
   await fn();
   return (performance.now() - t0) * 1000;

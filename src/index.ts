@@ -172,13 +172,8 @@ export {
 } from "./protocol/index.js";
 
 // router, runtime and the composition root
-export {
-  ToolCallFailure,
-  ToolRouter,
-  type BuiltToolCall,
-  type DispatchOptions,
-  type DispatchResult,
-} from "./router/index.js";
+export { ToolCallFailure, ToolRouter, type BuiltToolCall } from "./router/index.js";
+export { type PreparedCall, type DispatchOptions, type DispatchResult } from "./dispatch/index.js";
 export {
   FatalToolCallError,
   ToolCallRuntime,

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 const src = fileURLToPath(new URL("../src", import.meta.url));
 
 /**
- * DESIGN section 2: util <- protocol <- turn <- registry <- policy <- router <- runtime;
+ * DESIGN section 2: util <- protocol <- turn <- registry <- policy <- dispatch <- router <- runtime;
  * process and sandbox use util, protocol and turn; handlers and mcp use those and registry;
  * adapters use protocol; server uses runtime, router and adapters; the composition root
  * (`src/toolset.ts`) composes; cli uses everything; nothing imports cli.
@@ -98,6 +98,12 @@ describe("architecture", () => {
     expect(layerViolations([at("protocol/items.ts", "../turn/index.js")])).toHaveLength(1);
     expect(layerViolations([at("mcp/manager.ts", "../cli/session.js")])).toHaveLength(1);
     expect(layerViolations([at("runtime/runtime.ts", "../router/index.js")])).toEqual([]);
+    // The pipeline sits below the router: it never calls back up into the router or the runtime.
+    expect(layerViolations([at("dispatch/pipeline.ts", "../router/index.js")])).toHaveLength(1);
+    expect(layerViolations([at("dispatch/pipeline.ts", "../runtime/index.js")])).toHaveLength(1);
+    expect(layerViolations([at("runtime/runtime.ts", "../dispatch/index.js")])).toEqual([]);
+    // Asking a person lives in policy, below dispatch: policy never reaches up to it.
+    expect(layerViolations([at("policy/stage.ts", "../dispatch/index.js")])).toHaveLength(1);
     expect(internalReaches([at("runtime/runtime.ts", "../router/buildToolCall.js")])).toHaveLength(1);
     expect(internalReaches([at("handlers/read_file/handler.ts", "../../registry/handler.js")])).toHaveLength(1);
     expect(internalReaches([at("handlers/grep_files/fallback.ts", "../read_file/lines.js")])).toHaveLength(1);

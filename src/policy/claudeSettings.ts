@@ -5,7 +5,7 @@ import type { Logger } from "pino";
 import type { HookConfig, HookEventName, PermissionMode } from "../protocol/index.js";
 import { errorMessage, isRecord, parseJsonc } from "../util/index.js";
 import { CLAUDE_FILE_TOOLS, CLAUDE_UNOFFERED_TOOLS } from "./claudeTools.js";
-import { hookConfigWarnings, validateHookConfig } from "./hooks.js";
+import { hookConfigWarnings, validateHookConfig } from "./hookConfig.js";
 import { PermissionRule } from "./rules.js";
 
 /**

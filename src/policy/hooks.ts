@@ -1,18 +1,25 @@
 import type { Logger } from "pino";
 import { quote } from "shell-quote";
-import type {
-  EmbedderHookEvent,
-  ExecEnvironment,
-  HookCommand,
-  HookConfig,
-  HookEventName,
-  HookMatcher,
-  PermissionMode,
-  RuntimeHookEvent,
-} from "../protocol/index.js";
-import { errorMessage, isRecord } from "../util/index.js";
-import { claudeNamesOf } from "./claudeTools.js";
+import type { ExecEnvironment, HookConfig, HookMatcher, PermissionMode, RuntimeHookEvent } from "../protocol/index.js";
+import { isRecord } from "../util/index.js";
+import { compileMatcher, matcherTakes, validateHookConfig } from "./hookConfig.js";
+import {
+  DECISION_RANK,
+  interpret,
+  optionalString,
+  readPermissionOutput,
+  readPostOutput,
+  readPreOutput,
+  specificOutput,
+  stdoutJson,
+  type CompiledHook,
+  type PermissionRequestResult,
+  type PostOpinion,
+  type PreToolUseResult,
+} from "./hookOutput.js";
 import { runHookProcess, type HookProcessResult } from "./hookProcess.js";
+
+export type { PermissionRequestResult, PreToolUseResult };
 
 /*
  * Hooks (DESIGN section 11) in the format Claude Code and Codex share, so a `hooks.json` or
@@ -23,6 +30,17 @@ import { runHookProcess, type HookProcessResult } from "./hookProcess.js";
 
 /** The events the runtime fires. */
 export type HookEvent = RuntimeHookEvent;
+
+/** Claude Code's names for our modes: what hook scripts written for it compare `permission_mode` with. */
+const CLAUDE_MODE_NAMES: Record<PermissionMode, string> = {
+  default: "default",
+  accept_edits: "acceptEdits",
+  read_only: "plan",
+  bypass: "bypassPermissions",
+};
+const DEFAULT_TIMEOUT_S = 60;
+/** A deny given without a reason still needs one for the model's text. */
+const NO_REASON = "no reason given";
 
 export interface HookCallContext {
   toolName: string;
@@ -49,26 +67,8 @@ export interface PostToolUseFailureContext extends HookCallContext {
   error: string;
 }
 
-export interface PermissionRequestResult {
-  /** Absent when no hook decided (the approver is asked). */
-  decision?: "allow" | "deny";
-  /** The deciding hook's `message` (or, for an exit 2, its stderr). */
-  message?: string;
-  /** A deny with `interrupt: true`: the whole turn stops, as a person's "abort". */
-  interrupt?: boolean;
-}
-
 export interface PostToolUseContext extends HookCallContext {
   toolResponse: unknown;
-}
-
-export interface PreToolUseResult {
-  /** The strongest opinion given: deny over ask over allow; absent when no hook gave one. */
-  decision?: "allow" | "deny" | "ask";
-  /** The deciding hook's reason; always set for a deny. */
-  reason?: string;
-  /** From the first hook in config order that gave one; the caller validates it like the original. */
-  updatedInput?: unknown;
 }
 
 export interface PostToolUseResult {
@@ -78,315 +78,9 @@ export interface PostToolUseResult {
   additionalContext: string[];
 }
 
-const RUNTIME_EVENTS: readonly RuntimeHookEvent[] = [
-  "PreToolUse",
-  "PermissionRequest",
-  "PostToolUse",
-  "PostToolUseFailure",
-];
-export const EMBEDDER_HOOK_EVENTS: readonly EmbedderHookEvent[] = [
-  "UserPromptSubmit",
-  "Stop",
-  "SubagentStop",
-  "PreCompact",
-  "SessionStart",
-  "SessionEnd",
-  "Notification",
-];
-const EVENTS: readonly HookEventName[] = [...RUNTIME_EVENTS, ...EMBEDDER_HOOK_EVENTS];
-/** Claude Code's names for our modes: what hook scripts written for it compare `permission_mode` with. */
-const CLAUDE_MODE_NAMES: Record<PermissionMode, string> = {
-  default: "default",
-  accept_edits: "acceptEdits",
-  read_only: "plan",
-  bypass: "bypassPermissions",
-};
-const MATCHER_KEYS = ["matcher", "hooks"];
-const COMMAND_KEYS = ["type", "command", "timeout"];
-const DEFAULT_TIMEOUT_S = 60;
-/** A deny given without a reason still needs one for the model's text. */
-const NO_REASON = "no reason given";
-/** How much of a failing hook's output goes into the log. */
-const LOG_OUTPUT_CHARS = 500;
-
-function typeName(v: unknown): string {
-  if (v === null) return "null";
-  if (Array.isArray(v)) return "array";
-  return typeof v;
-}
-
-/** `undefined` for a matcher that takes every tool, else the anchored expression. */
-export function compileMatcher(matcher: string | undefined): RegExp | undefined {
-  if (matcher === undefined || matcher === "" || matcher === "*") return undefined;
-  // The group keeps an alternation inside the anchors: `^(?:Bash|shell)$`, not `^Bash|shell$`.
-  return new RegExp(`^(?:${matcher})$`);
-}
-
-/** Does a compiled matcher take `toolName`, by our name or a Claude Code name for the tool (`Bash`, `Edit`)? */
-export function matcherTakes(pattern: RegExp | undefined, toolName: string): boolean {
-  return pattern === undefined || pattern.test(toolName) || claudeNamesOf(toolName).some((n) => pattern.test(n));
-}
-
-/**
- * Where a lenient validation (another agent's settings file) reports what it reads past: an
- * unknown key, a hook type that cannot run here. Without it those are errors.
- */
-type Warn = ((message: string) => void) | undefined;
-
-function checkKeys(value: Record<string, unknown>, known: readonly string[], where: string, warn: Warn): void {
-  for (const key of Object.keys(value)) {
-    if (known.includes(key)) continue;
-    if (warn) warn(`${where}: unknown key ${key}; ignored`);
-    else throw new Error(`${where}: unknown key ${key} (known keys: ${known.join(", ")})`);
-  }
-}
-
-function validateCommand(value: unknown, where: string, warn: Warn): HookCommand | undefined {
-  if (!isRecord(value)) throw new Error(`${where}: expected an object, got ${typeName(value)}`);
-  checkKeys(value, COMMAND_KEYS, where, warn);
-  if (value["type"] !== "command") {
-    const type = value["type"];
-    const got = typeof type === "string" ? JSON.stringify(type) : typeName(type);
-    if (warn && typeof type === "string") {
-      // Claude Code's "prompt" hooks ask its model: there is none here to ask.
-      warn(`${where}: a hook of type ${got} is not run here (only "command" hooks run); dropped`);
-      return undefined;
-    }
-    throw new Error(`${where}.type: expected "command" (the only hook type supported), got ${got}`);
-  }
-  const command = value["command"];
-  if (typeof command !== "string" || command.trim() === "") {
-    throw new Error(`${where}.command: expected a non-empty string, got ${typeName(command)}`);
-  }
-  const timeout = value["timeout"];
-  if (timeout === undefined) return { type: "command", command };
-  if (typeof timeout !== "number" || !Number.isFinite(timeout) || timeout <= 0) {
-    throw new Error(`${where}.timeout: expected a positive number`);
-  }
-  return { type: "command", command, timeout };
-}
-
-function validateMatcher(value: unknown, where: string, warn: Warn): HookMatcher {
-  if (!isRecord(value)) throw new Error(`${where}: expected an object, got ${typeName(value)}`);
-  checkKeys(value, MATCHER_KEYS, where, warn);
-  const matcher = value["matcher"];
-  if (matcher !== undefined && typeof matcher !== "string") {
-    throw new Error(`${where}.matcher: expected a string, got ${typeName(matcher)}`);
-  }
-  try {
-    compileMatcher(matcher);
-  } catch (err) {
-    throw new Error(`${where}.matcher: invalid regular expression ${JSON.stringify(matcher)}: ${errorMessage(err)}`);
-  }
-  const hooks = value["hooks"];
-  if (!Array.isArray(hooks)) throw new Error(`${where}.hooks: expected an array, got ${typeName(hooks)}`);
-  const commands = hooks.flatMap((hook, i) => validateCommand(hook, `${where}.hooks[${i}]`, warn) ?? []);
-  return matcher === undefined ? { hooks: commands } : { matcher, hooks: commands };
-}
-
-/**
- * Checks a hook config from a file or a plain-JS caller and returns a clean copy. Errors name
- * the key path under `where` (`hooks.PreToolUse[0].hooks[1].timeout: expected a positive
- * number`); unknown events and keys are errors, so a typo never silently disables a hook.
- * With `warn` (another agent's settings file, read as it is), unknown keys and hook types
- * that cannot run here are reported there and read past; unknown events stay errors.
- */
-export function validateHookConfig(value: unknown, where: string, warn?: (message: string) => void): HookConfig {
-  if (!isRecord(value)) throw new Error(`${where}: expected an object, got ${typeName(value)}`);
-  const config: HookConfig = {};
-  for (const [event, matchers] of Object.entries(value)) {
-    if (!(EVENTS as readonly string[]).includes(event)) {
-      throw new Error(`${where}: unknown hook event ${event} (known: ${EVENTS.join(", ")})`);
-    }
-    const at = `${where}.${event}`;
-    if (!Array.isArray(matchers)) throw new Error(`${at}: expected an array, got ${typeName(matchers)}`);
-    config[event as HookEventName] = matchers.map((m, i) => validateMatcher(m, `${at}[${i}]`, warn));
-  }
-  return config;
-}
-
-/**
- * One warning per event of `config` the runtime never fires (naming `where`, e.g. the file):
- * they load and wait for the embedder, but nothing here runs them.
- */
-export function hookConfigWarnings(config: HookConfig, where: string): string[] {
-  return EMBEDDER_HOOK_EVENTS.filter((event) => (config[event]?.length ?? 0) > 0).map(
-    (event) =>
-      `${where}: hooks.${event} never runs here (a tool runtime has no ${event} moment); kept for the embedder (embedderHooks)`,
-  );
-}
-
-/**
- * The matchers of an event the runtime never fires (`Stop`, `SessionStart`, ...), for the
- * embedder that owns that moment to run; empty when the config has none.
- */
-export function embedderHooks(config: HookConfig, event: EmbedderHookEvent): HookMatcher[] {
-  return config[event] ?? [];
-}
-
-interface CompiledHook {
-  command: string;
-  timeoutMs: number;
-}
-
 interface CompiledMatcher {
   pattern: RegExp | undefined;
   hooks: CompiledHook[];
-}
-
-type PermissionDecision = NonNullable<PreToolUseResult["decision"]>;
-interface PostOpinion {
-  block?: { reason: string };
-  additionalContext?: string;
-}
-
-const DECISION_RANK = { allow: 1, ask: 2, deny: 3 } as const;
-const PERMISSION_DECISIONS: readonly unknown[] = ["allow", "deny", "ask"];
-/** Claude Code's older PreToolUse form: top-level `decision` with `reason`. */
-const LEGACY_DECISIONS = { approve: "allow", block: "deny" } as const;
-
-/** A hook's output we could not use: logged, and the call goes on. */
-class HookOutputError extends Error {}
-
-function optionalString(value: Record<string, unknown>, key: string): string | undefined {
-  const v = value[key];
-  if (v !== undefined && typeof v !== "string") throw new HookOutputError(`${key}: expected a string`);
-  return v;
-}
-
-/** The parsed stdout of a hook that exited 0; undefined when it printed nothing. */
-function stdoutJson(stdout: string): Record<string, unknown> | undefined {
-  if (stdout.trim() === "") return undefined;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(stdout);
-  } catch {
-    throw new HookOutputError("stdout is not JSON");
-  }
-  if (!isRecord(parsed)) throw new HookOutputError("stdout is not a JSON object");
-  return parsed;
-}
-
-/** `hookSpecificOutput`, checked to be meant for `event`. */
-function specificOutput(json: Record<string, unknown>, event: HookEvent): Record<string, unknown> {
-  const specific = json["hookSpecificOutput"];
-  if (specific === undefined) return {};
-  if (!isRecord(specific)) throw new HookOutputError("hookSpecificOutput: expected an object");
-  const name = specific["hookEventName"];
-  if (name !== undefined && name !== event) {
-    throw new HookOutputError(`hookSpecificOutput.hookEventName: expected ${event}`);
-  }
-  return specific;
-}
-
-function readPreOutput(stdout: string): PreToolUseResult {
-  const json = stdoutJson(stdout);
-  if (json === undefined) return {};
-  const specific = specificOutput(json, "PreToolUse");
-  const opinion: PreToolUseResult = {};
-  const decision = specific["permissionDecision"];
-  if (decision !== undefined) {
-    if (!PERMISSION_DECISIONS.includes(decision)) {
-      throw new HookOutputError('permissionDecision: expected "allow", "deny" or "ask"');
-    }
-    opinion.decision = decision as PermissionDecision;
-    const reason = optionalString(specific, "permissionDecisionReason");
-    if (reason !== undefined) opinion.reason = reason;
-  } else if (json["decision"] !== undefined) {
-    // A deny written in the older form must not be lost (it would fail open).
-    const legacy = json["decision"];
-    if (legacy !== "approve" && legacy !== "block")
-      throw new HookOutputError('decision: expected "approve" or "block"');
-    opinion.decision = LEGACY_DECISIONS[legacy];
-    const reason = optionalString(json, "reason");
-    if (reason !== undefined) opinion.reason = reason;
-  }
-  const updated = specific["updatedInput"];
-  if (updated !== undefined && updated !== null) opinion.updatedInput = updated;
-  return opinion;
-}
-
-/**
- * Claude Code's PermissionRequest output: `hookSpecificOutput.decision` = `{ behavior: "allow" |
- * "deny", message?, interrupt? }`. An allow that rewrites the input or the permissions is
- * refused (as Codex does): an answer we cannot honour whole is no answer.
- */
-function readPermissionOutput(stdout: string): PermissionRequestResult {
-  const json = stdoutJson(stdout);
-  if (json === undefined) return {};
-  const decision = specificOutput(json, "PermissionRequest")["decision"];
-  if (decision === undefined) return {};
-  if (!isRecord(decision)) throw new HookOutputError("decision: expected an object");
-  const behavior = decision["behavior"];
-  if (behavior !== "allow" && behavior !== "deny")
-    throw new HookOutputError('decision.behavior: expected "allow" or "deny"');
-  for (const key of ["updatedInput", "updatedPermissions"]) {
-    if (decision[key] !== undefined && decision[key] !== null)
-      throw new HookOutputError(`decision.${key}: not supported`);
-  }
-  const opinion: PermissionRequestResult = { decision: behavior };
-  const message = optionalString(decision, "message");
-  if (message !== undefined && message !== "") opinion.message = message;
-  if (behavior === "deny" && decision["interrupt"] === true) opinion.interrupt = true;
-  return opinion;
-}
-
-function readPostOutput(stdout: string): PostOpinion {
-  const json = stdoutJson(stdout);
-  if (json === undefined) return {};
-  const specific = specificOutput(json, "PostToolUse");
-  const opinion: PostOpinion = {};
-  const decision = json["decision"];
-  if (decision !== undefined) {
-    if (decision !== "block") throw new HookOutputError('decision: expected "block"');
-    opinion.block = { reason: optionalString(json, "reason") ?? "" };
-  }
-  const context = optionalString(specific, "additionalContext");
-  if (context !== undefined && context !== "") opinion.additionalContext = context;
-  return opinion;
-}
-
-/**
- * What a finished hook run means: exit 0 → `read(stdout)`; exit 2 → `blocked(stderr)`;
- * anything else → logged, no opinion (undefined).
- */
-function interpret<T>(
-  run: HookProcessResult,
-  hook: CompiledHook,
-  ctx: { event: HookEvent; toolName: string; logger: Logger },
-  read: (stdout: string) => T,
-  blocked: (reason: string) => T,
-): T | undefined {
-  const log = { event: ctx.event, tool: ctx.toolName, hook: hook.command };
-  switch (run.kind) {
-    case "aborted": // the caller rejects: an aborted call has no opinions to weigh
-      return undefined;
-    case "failed":
-      ctx.logger.warn({ ...log, err: run.message }, "hook could not start; ignored");
-      return undefined;
-    case "timed_out":
-      ctx.logger.warn({ ...log, timeoutMs: hook.timeoutMs }, "hook timed out and was killed; ignored");
-      return undefined;
-    case "overflow":
-      ctx.logger.warn({ ...log, stream: run.stream }, "hook printed too much and was killed; ignored");
-      return undefined;
-    case "exited":
-      break;
-  }
-  if (run.code === 2) return blocked(run.stderr.trim());
-  if (run.code !== 0) {
-    const stderr = run.stderr.trim().slice(0, LOG_OUTPUT_CHARS);
-    ctx.logger.warn({ ...log, exitCode: run.code, signal: run.signal, stderr }, "hook failed; ignored");
-    return undefined;
-  }
-  try {
-    return read(run.stdout);
-  } catch (err) {
-    if (!(err instanceof HookOutputError)) throw err;
-    const stdout = run.stdout.slice(0, LOG_OUTPUT_CHARS);
-    ctx.logger.warn({ ...log, problem: err.message, stdout }, "hook printed unusable output; ignored");
-    return undefined;
-  }
 }
 
 /**
@@ -561,11 +255,6 @@ export class Hooks {
   }
 }
 
-/**
- * The `{command}` of the PreToolUse blocked text: the command string of `shell_command` and
- * `exec_command`, the argv of `shell` and `local_shell` joined with shell quoting; undefined
- * for other tools (the text then names the tool).
- */
 // Compiled once per config object: a turn's hooks are a session's, shared by every call.
 const compiled = new WeakMap<HookConfig, Hooks>();
 
@@ -576,6 +265,11 @@ export function hooksFor(config: HookConfig): Hooks {
   return hooks;
 }
 
+/**
+ * The `{command}` of the PreToolUse blocked text: the command string of `shell_command` and
+ * `exec_command`, the argv of `shell` and `local_shell` joined with shell quoting; undefined
+ * for other tools (the text then names the tool).
+ */
 export function blockedCommand(toolName: string, input: unknown): string | undefined {
   if (!isRecord(input)) return undefined;
   switch (toolName) {

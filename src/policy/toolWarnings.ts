@@ -1,5 +1,5 @@
 import type { HookConfig, PermissionPolicy, RuntimeHookEvent } from "../protocol/index.js";
-import { compileMatcher, matcherTakes } from "./hooks.js";
+import { compileMatcher, matcherTakes } from "./hookConfig.js";
 import { PermissionRule } from "./rules.js";
 
 const RUN_EVENTS: readonly RuntimeHookEvent[] = [

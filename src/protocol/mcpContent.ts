@@ -1,5 +1,5 @@
 import { type ContentItem, outputText } from "./items.js";
-import type { CallToolResult } from "./output.js";
+import type { CallToolResult } from "./toolOutput.js";
 
 type McpBlock = CallToolResult["content"][number];
 

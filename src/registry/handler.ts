@@ -1,5 +1,5 @@
 import type { EscalationRequest, PolicySubject, ToolCall, ToolOutput, ToolPayload } from "../protocol/index.js";
-import type { TurnContext } from "../turn/index.js";
+import type { TurnContext, UserInputQuestion, UserInputResponse } from "../turn/index.js";
 
 export type ToolKind = "function" | "mcp";
 
@@ -33,6 +33,12 @@ export interface ToolInvocation<Ctx = unknown> {
    * by hand): never granted.
    */
   escalate?(request: EscalationRequest): Promise<boolean>;
+  /**
+   * Asks a person these questions (`request_user_input`): their answers, `null` when they
+   * dismissed them, `undefined` when none came within `timeoutMs`. Absent (an invocation built
+   * by hand): nobody can answer.
+   */
+  requestUserInput?(questions: UserInputQuestion[], timeoutMs: number): Promise<UserInputResponse | null | undefined>;
 }
 
 export interface ToolHandler<Ctx = unknown> {

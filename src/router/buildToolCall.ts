@@ -35,7 +35,7 @@ const isStringRecord = (v: unknown): v is Record<string, string> =>
   isRecord(v) && Object.values(v).every((s) => typeof s === "string");
 
 /** The call id of a tool item, or undefined when it has none usable. */
-export function itemCallId(item: unknown): string | undefined {
+function itemCallId(item: unknown): string | undefined {
   if (!isRecord(item)) return undefined;
   if (nonEmptyString(item["call_id"])) return item["call_id"];
   if (item["type"] === "local_shell_call" && nonEmptyString(item["id"])) return item["id"];

@@ -1,2 +1,2 @@
-export { ToolRouter, type DispatchOptions, type DispatchResult, type DispatchSink } from "./router.js";
-export { itemCallId, ToolCallFailure, type BuiltToolCall } from "./buildToolCall.js";
+export { ToolRouter } from "./router.js";
+export { ToolCallFailure, type BuiltToolCall } from "./buildToolCall.js";

@@ -2,7 +2,7 @@ import { texts } from "../protocol/index.js";
 import { emitEvent, type TurnContext } from "../turn/index.js";
 import { timerDelay } from "../util/index.js";
 import { DeadlineState, type CallRecord } from "./callRecord.js";
-import { deadlineWheel, type DeadlineOwner } from "./deadlines.js";
+import { deadlineWheel, type DeadlineOwner } from "./deadlineWheel.js";
 
 /** What the deadlines need from their runtime. */
 export interface DeadlineHost<Ctx> {
@@ -10,9 +10,9 @@ export interface DeadlineHost<Ctx> {
   /** The calls whose handler may still run. */
   running(): Iterable<CallRecord<Ctx>>;
   /** Answers the call with `text` (not as aborted). */
-  answer(record: CallRecord<Ctx>, text: string): void;
-  /** Gives the call's lock slot back, once. */
-  releaseSlot(record: CallRecord<Ctx>): void;
+  settleText(record: CallRecord<Ctx>, text: string): void;
+  /** Gives up on the call's handler: its slot goes back (once) and it leaves the running calls. */
+  release(record: CallRecord<Ctx>): void;
 }
 
 /**
@@ -75,8 +75,8 @@ export class CallDeadlines<Ctx> implements DeadlineOwner {
   }
 
   private timeoutOf(record: CallRecord<Ctx>): number {
-    // The tool's own deadline (`pushSpec(spec, { timeoutMs })`), from the entry resolved at submit.
-    return record.tool?.timeoutMs ?? this.toolTimeoutMs;
+    // The tool's own deadline (`pushSpec(spec, { timeoutMs })`), resolved once by the router.
+    return record.prepared?.timeoutMs ?? this.toolTimeoutMs;
   }
 
   /**
@@ -87,18 +87,17 @@ export class CallDeadlines<Ctx> implements DeadlineOwner {
   private expire(record: CallRecord<Ctx>): void {
     record.deadline = DeadlineState.Expired;
     const timeoutMs = this.timeoutOf(record);
-    this.host.answer(record, texts.deadline(record.toolName, timeoutMs));
+    this.host.settleText(record, texts.deadline(record.toolName, timeoutMs));
     const timeout = new Error(`deadline of ${timeoutMs} ms passed`);
     timeout.name = "TimeoutError";
-    record.abortSignal(timeout);
+    record.prepared?.abort(timeout);
     const leak = setTimeout(() => {
       if (!record.holdsSlot) return;
       const { callId, toolName } = record;
       const { turn } = this.host;
       turn.logger.warn({ callId, toolName, timeoutMs }, "a handler ignored its deadline; its lock slot is released");
       emitEvent(turn, { type: "tool_call_leaked", callId, toolName, timeoutMs });
-      this.end(record);
-      this.host.releaseSlot(record);
+      this.host.release(record);
     }, timerDelay(this.leakGraceMs));
     this.leakTimers.set(record, leak);
   }

@@ -1,170 +1,113 @@
+import { dispatch, PreparedCall, type DispatchHost } from "../dispatch/index.js";
+import { respondToApproval, respondToUserInput } from "../policy/index.js";
 import {
-  FunctionCallError,
-  type ApprovalDecision,
-  responseItemFor,
   texts,
+  type ApprovalDecision,
   type ResponseInputItem,
   type ResponseItem,
   type ToolCall,
   type UnknownItem,
 } from "../protocol/index.js";
-import { ToolCallFailure, type DispatchResult, type ToolRouter } from "../router/index.js";
+import type { ToolRouter } from "../router/index.js";
 import {
-  approvalBroker,
   dynamicCallBroker,
-  emitEvent,
-  truncateBody,
-  userInputBroker,
   type DynamicToolResponse,
   type TurnContext,
   type UserInputResponse,
 } from "../turn/index.js";
-import { errorText, isRecord, now } from "../util/index.js";
+import { errorText, now } from "../util/index.js";
+import { Acceptance } from "./acceptance.js";
+import { Answers } from "./answers.js";
 import { CallDeadlines } from "./callDeadlines.js";
-import { CallRecord, type CallOwner, type ToolCallOutcome } from "./callRecord.js";
-import { FatalToolCallError } from "./errors.js";
+import { CallRecord, type ToolCallOutcome } from "./callRecord.js";
 import { GRANTED, SharedExclusiveLock } from "./lock.js";
+import { runtimeLimits, type SubmitResult, type ToolCallRuntimeOptions } from "./options.js";
+import { CallReports } from "./reports.js";
 import { RunningCalls } from "./runningCalls.js";
-import { CallTracing } from "./tracing.js";
 
-export type { ToolCallOutcome };
-
-export interface ToolCallRuntimeOptions<Ctx> {
-  /** Shared calls running at once; an integer in 1..256, default 16. */
-  maxConcurrency?: number;
-  /** Every call's deadline unless its spec sets one, in ms; default 600_000. */
-  toolTimeoutMs?: number;
-  /** How long a handler that ignores its deadline keeps its lock slot, in ms; default 5_000. */
-  leakGraceMs?: number;
-  /** Aborting it aborts the runtime. */
-  signal?: AbortSignal;
-  context?: Ctx;
-  /**
-   * Hears each accepted call's outcome as it settles (finishing order, not call order), for
-   * streaming outputs before `drain`. Called synchronously; what it throws is logged.
-   */
-  onOutcome?: (outcome: ToolCallOutcome) => void;
-}
+export type { SubmitResult, ToolCallOutcome, ToolCallRuntimeOptions };
 
 /**
- * What `submit` did with an item. Not a tool call: `accepted: false` and no reason. Rejected
- * (no call id, duplicate call id): `accepted: false` and the reason; it gets no output.
- * Accepted: the call id; `reason` is set when the item could not become a call and is answered
- * with that error.
- */
-export interface SubmitResult {
-  accepted: boolean;
-  callId?: string;
-  reason?: string;
-}
-
-const NOT_A_CALL: SubmitResult = Object.freeze({ accepted: false });
-
-/**
- * Runs a turn's tool calls (Codex `ToolCallRuntime`): each starts as soon as it is submitted,
- * shared calls overlap up to `maxConcurrency`, exclusive calls run alone, conflicting calls keep
- * submission order, and `drain()` answers every accepted call exactly once, in submission order.
- * The runtime is lock + dispatch + abort; it knows no tool by name.
+ * Runs a turn's tool calls (Codex `ToolCallRuntime`, `parallel.rs`): each starts as soon as it is
+ * submitted, shared calls overlap up to `maxConcurrency`, exclusive calls run alone, conflicting
+ * calls keep submission order, and `drain()` answers every accepted call exactly once, in
+ * submission order. The runtime is the lock, the deadlines, abort and drain; the router
+ * prepares each call once and `src/dispatch` runs it. It knows no tool by name.
  */
 export class ToolCallRuntime<Ctx = unknown> {
   private readonly lock: SharedExclusiveLock<CallRecord<Ctx>>;
-  private readonly context: Ctx;
-  private readonly acceptedCallIds = new Set<string>();
+  private readonly acceptance: Acceptance<Ctx>;
   /** Calls whose handler may still run, queued ones included: abort fans out to them from one place. */
   private readonly running = new RunningCalls<CallRecord<Ctx>>();
-  private readonly pending: CallRecord<Ctx>[] = [];
-  /** Calls in `pending` not settled yet: the waiting drain is answered once, when none is left. */
-  private unsettled = 0;
-  /** The waiting drain: its promise and how to settle it (fields, not a waiter object per drain). */
-  private draining: Promise<ToolCallOutcome[]> | undefined;
-  private resolveDrain: ((outcomes: ToolCallOutcome[]) => void) | undefined;
-  private rejectDrain: ((err: unknown) => void) | undefined;
   private abortReason: string | undefined;
-  private fatal: { callId: string; message: string; reported: boolean } | undefined;
   private readonly deadlines: CallDeadlines<Ctx>;
-  private readonly onOutcome: ((outcome: ToolCallOutcome) => void) | undefined;
-  /** What a call reports to its runtime: its dispatch's result, or a person's "abort". */
-  private readonly callOwner: CallOwner<Ctx> = {
-    abortTurnFrom: (record, text) => {
-      this.answer(record, text, false);
-      this.abort(texts.abortedByUser);
-    },
-    dispatched: (record, result) => {
-      try {
-        this.finish(record, result.item, result.success, false, result.timing, this.endOf(record, result));
-      } catch (err) {
-        this.finishWithError(record, err);
-      }
-      this.end(record);
-    },
-    dispatchFailed: (record, err) => {
-      this.finishWithError(record, err);
-      this.end(record);
-    },
-  };
-
-  /** Spans per call, when an OpenTelemetry tracer provider is registered (checked here, once). */
-  private readonly tracing: CallTracing | undefined;
+  private readonly reports: CallReports;
+  private readonly answers: Answers<Ctx>;
   private readonly turn: TurnContext;
+  /** Where every dispatched call of this runtime reports (one object, not one per call). */
+  private readonly host: DispatchHost<Ctx, CallRecord<Ctx>>;
 
   constructor(
     private readonly router: ToolRouter<Ctx>,
     turn: TurnContext,
     opts: ToolCallRuntimeOptions<Ctx> = {},
   ) {
-    this.tracing = CallTracing.create();
-    const tracing = this.tracing;
-    const listener = turn.onEvent;
-    // Approval decisions reach the spans through the events; with no listener there are none
-    // (and adding one would change who answers approvals).
-    this.turn =
-      tracing && listener
-        ? {
-            ...turn,
-            onEvent: (event) => {
-              tracing.observe(event);
-              listener(event);
-            },
-          }
-        : turn;
-    const max = opts.maxConcurrency ?? 16;
-    if (!Number.isInteger(max) || max < 1 || max > 256) {
-      throw new RangeError(`maxConcurrency must be an integer in 1..256, got ${String(max)}`);
-    }
+    this.reports = new CallReports(turn, opts.onOutcome);
+    this.turn = this.reports.turn;
+    this.answers = new Answers(this.turn, this.reports);
+    this.acceptance = new Acceptance(router, this.turn);
+    const limits = runtimeLimits(opts);
     // A queued call's turn: the lock calls back, and dispatch starts right there (no promise per waiter).
-    this.lock = new SharedExclusiveLock<CallRecord<Ctx>>(max, (record) => {
+    this.lock = new SharedExclusiveLock<CallRecord<Ctx>>(limits.maxConcurrency, (record) => {
       this.begin(record);
     });
-    this.context = opts.context as Ctx;
-    this.onOutcome = opts.onOutcome;
     this.deadlines = new CallDeadlines<Ctx>(
       {
         turn: this.turn,
         // A copy: expiring a call runs listeners, which may abort and so change the list.
         running: () => [...this.running],
-        answer: (record, text) => {
-          this.answer(record, text, false);
+        settleText: (record, text) => {
+          this.answers.text(record, text);
         },
-        releaseSlot: (record) => {
-          this.releaseSlot(record);
+        release: (record) => {
+          this.release(record);
         },
       },
-      positive("toolTimeoutMs", opts.toolTimeoutMs, 600_000),
-      positive("leakGraceMs", opts.leakGraceMs, 5_000),
+      limits.toolTimeoutMs,
+      limits.leakGraceMs,
       router.shortestToolTimeoutMs(),
     );
+    this.host = {
+      turn: this.turn,
+      context: opts.context as Ctx,
+      announcesBegin: true,
+      settled: (record, item, success) => {
+        try {
+          this.answers.dispatched(record, item, success, this.endOf(record));
+        } catch (err) {
+          this.settleError(record, err);
+        }
+        this.release(record);
+      },
+      failed: (record, err) => {
+        this.settleError(record, err);
+        this.release(record);
+      },
+      abortTurn: (record, text) => {
+        this.answers.text(record, text);
+        this.abort(texts.abortedByUser);
+      },
+    };
     const external = opts.signal;
-    if (external) {
-      if (external.aborted) this.abort(abortReason(external));
-      else
-        external.addEventListener(
-          "abort",
-          () => {
-            this.abort(abortReason(external));
-          },
-          { once: true },
-        );
-    }
+    if (external?.aborted) this.abort(abortReason(external));
+    else
+      external?.addEventListener(
+        "abort",
+        () => {
+          this.abort(abortReason(external));
+        },
+        { once: true },
+      );
   }
 
   get aborted(): boolean {
@@ -176,53 +119,32 @@ export class ToolCallRuntime<Ctx = unknown> {
     try {
       return this.accept(item, now());
     } catch (err) {
-      // Only a hostile item (a proxy whose traps throw) gets here: nothing was accepted.
-      const reason = `unreadable item: ${errorText(err) ?? "unknown error"}`;
-      this.turn.logger.warn({ reason }, "tool call rejected");
-      emitEvent(this.turn, { type: "tool_call_rejected", callId: "", toolName: "", reason });
-      return { accepted: false, reason };
+      return this.acceptance.unreadable(err);
     }
   }
 
   private accept(item: ResponseItem | UnknownItem, submittedAt: number): SubmitResult {
-    const built = this.router.tryBuildToolCall(item);
-    if (built === null) return NOT_A_CALL;
-    const { callId, toolName } = built;
-    if (callId === undefined) return this.reject(item, "", toolName, messageOf((built as ToolCallFailure).error));
-    // One hash operation: `add` grows the set unless the id was already accepted.
-    const known = this.acceptedCallIds.size;
-    if (this.acceptedCallIds.add(callId).size === known) {
-      return this.reject(item, callId, toolName, texts.duplicateCallId(callId));
+    const accepted = this.acceptance.accept(item);
+    if (accepted instanceof PreparedCall) {
+      this.answers.drain.track(this.start(accepted, submittedAt));
+      return { accepted: true, callId: accepted.call.callId };
     }
-
-    if (!(built instanceof ToolCallFailure)) {
-      this.track(this.start(built, submittedAt));
-      return { accepted: true, callId };
-    }
+    if (!("failure" in accepted)) return accepted;
     // A known call id, but the item could not become a call: answer it with the error (or, once
     // the turn is aborted, with the aborted output like every other late submit).
-    const record = new CallRecord<Ctx>(
-      callId,
-      toolName,
-      built.payloadKind,
-      undefined,
-      submittedAt,
-      this.turn,
-      this.context,
-      this.callOwner,
-    );
-    this.tracing?.begin(callId, toolName, built.payloadKind, true);
-    this.track(record);
-    const reason = messageOf(built.error);
-    if (this.aborted) this.settleAborted(record);
-    else this.answer(record, reason, false);
+    const { callId, failure, reason } = accepted;
+    const record = new CallRecord<Ctx>(callId, failure.toolName, failure.payloadKind, undefined, submittedAt);
+    this.reports.accepted(callId, failure.toolName, failure.payloadKind, true);
+    this.answers.drain.track(record);
+    if (this.aborted) this.answers.aborted(record);
+    else this.answers.text(record, reason);
     return { accepted: true, callId, reason };
   }
 
   /** Runs one call outside the submit/drain bookkeeping; rejects only with `FatalToolCallError`. */
   async handleToolCall(call: ToolCall, signal?: AbortSignal): Promise<ToolCallOutcome> {
-    const outcome = await this.start(call, now(), signal).outcome;
-    this.reportFatal([outcome]);
+    const outcome = await this.start(this.router.prepareCall(call, this.turn.logger), now(), signal).outcome;
+    this.answers.drain.reportFatal([outcome]);
     return outcome;
   }
 
@@ -230,47 +152,9 @@ export class ToolCallRuntime<Ctx = unknown> {
     return this.drainOutcomes().then((outcomes) => outcomes.map((o) => o.item));
   }
 
-  /** Outcomes of every call submitted since the last drain, in submission order. */
+  /** Outcomes of every call submitted since the last drain, in submission order. A fatal error rejects. */
   drainOutcomes(): Promise<ToolCallOutcome[]> {
-    // A drain called while another waits drains after it: what was submitted since.
-    if (this.draining) {
-      const next = (): Promise<ToolCallOutcome[]> => this.drainOutcomes();
-      return this.draining.then(next, next);
-    }
-    // One wake per drain, not an await per call: the last pending call to settle answers it from
-    // its own callback (calls submitted meanwhile are waited for too). A fatal error rejects.
-    const drained = new Promise<ToolCallOutcome[]>((resolve, reject) => {
-      if (this.unsettled === 0) {
-        resolve(this.takeOutcomes());
-        return;
-      }
-      this.resolveDrain = resolve;
-      this.rejectDrain = reject;
-    });
-    if (this.resolveDrain) this.draining = drained;
-    return drained;
-  }
-
-  /** Every pending call has settled: the waiting drain, if any, takes their outcomes. */
-  private answerDrain(): void {
-    const resolve = this.resolveDrain;
-    const reject = this.rejectDrain;
-    if (!resolve || !reject) return;
-    this.draining = this.resolveDrain = this.rejectDrain = undefined;
-    try {
-      resolve(this.takeOutcomes());
-    } catch (err) {
-      reject(err);
-    }
-  }
-
-  private takeOutcomes(): ToolCallOutcome[] {
-    // `splice` rather than a fresh `[]` per drain: V8 may pretenure an array literal that long
-    // batches kept alive, and then every dead pending array, tenured, keeps its calls' objects
-    // alive through young collections (sequential submit + drain ran 2× slower in such a process).
-    const outcomes = this.pending.splice(0).map(settledOutcome);
-    this.reportFatal(outcomes);
-    return outcomes;
+    return this.answers.drain.outcomes();
   }
 
   /** Answers every pending call with its aborted output now; queued calls never start. */
@@ -301,7 +185,7 @@ export class ToolCallRuntime<Ctx = unknown> {
 
   /** Answers a call waiting for approval (after an `approval_request` event); false if none is waiting. */
   respondToApproval(callId: string, decision: ApprovalDecision): boolean {
-    return approvalBroker(this.turn).respond(callId, decision);
+    return respondToApproval(this.turn, callId, decision);
   }
 
   /**
@@ -310,54 +194,19 @@ export class ToolCallRuntime<Ctx = unknown> {
    * waiting. Throws a TypeError naming the problem when `response` is not a UserInputResponse.
    */
   respondToUserInput(callId: string, response: UserInputResponse | null): boolean {
-    if (response !== null) checkUserInputResponse(response);
-    return userInputBroker(this.turn).respond(callId, response);
+    return respondToUserInput(this.turn, callId, response);
   }
 
-  private reject(item: ResponseItem | UnknownItem, callId: string, toolName: string, reason: string): SubmitResult {
-    // A hostile item may carry any `type`: the event names it only when it is text.
-    const name = toolName || (typeof item.type === "string" ? item.type : "");
-    this.turn.logger.warn({ callId, toolName: name, reason }, "tool call rejected");
-    emitEvent(this.turn, { type: "tool_call_rejected", callId, toolName: name, reason });
-    return callId === "" ? { accepted: false, reason } : { accepted: false, callId, reason };
-  }
-
-  /** Adds an accepted call to the next drain (counted until it settles). */
-  private track(record: CallRecord<Ctx>): void {
-    this.pending.push(record);
-    if (record.settled) return;
-    record.awaitedByDrain = true;
-    this.unsettled++;
-  }
-
-  private start(call: ToolCall, submittedAt: number, callSignal?: AbortSignal): CallRecord<Ctx> {
-    const record = new CallRecord<Ctx>(
-      call.callId,
-      call.toolName,
-      call.payload.kind,
-      call,
-      submittedAt,
-      this.turn,
-      this.context,
-      this.callOwner,
-    );
+  private start(prepared: PreparedCall<Ctx>, submittedAt: number, callSignal?: AbortSignal): CallRecord<Ctx> {
+    const record = CallRecord.of(prepared, submittedAt);
+    const { callId, toolName, payloadKind } = record;
     if (this.aborted || callSignal?.aborted) {
-      this.tracing?.begin(call.callId, call.toolName, call.payload.kind, true);
-      record.abortSignal(this.abortReason ?? (callSignal ? abortReason(callSignal) : texts.abortedByUser));
-      this.settleAborted(record);
+      this.reports.accepted(callId, toolName, payloadKind, true);
+      prepared.abort(this.abortReason ?? (callSignal ? abortReason(callSignal) : texts.abortedByUser));
+      this.answers.aborted(record);
       return record;
     }
-    try {
-      // Resolved once: the lock mode, dispatch and the deadline all read this entry.
-      record.tool = this.router.toolFor(call);
-      record.exclusive = !this.router.callSupportsParallel(call, record.tool);
-    } catch (err) {
-      this.turn.logger.warn(
-        { err: errorText(err), callId: call.callId },
-        "supportsParallel threw; running the call exclusively",
-      );
-    }
-    this.tracing?.begin(call.callId, call.toolName, call.payload.kind, record.exclusive);
+    this.reports.accepted(callId, toolName, payloadKind, record.exclusive);
     this.running.add(record);
     callSignal?.addEventListener(
       "abort",
@@ -378,173 +227,73 @@ export class ToolCallRuntime<Ctx = unknown> {
   }
 
   /**
-   * The call holds its slot: dispatch it; the record hears the result (`callOwner`) and the slot
-   * is released there. Never throws (the lock calls it), and whatever escapes dispatch still
-   * answers the call (invariant 9).
+   * The call holds its slot: dispatch it; the host hears the answer and the slot is released
+   * there. Never throws (the lock calls it), and whatever escapes dispatch still answers the call
+   * (invariant 9).
    */
   private begin(record: CallRecord<Ctx>): void {
     record.ticket = GRANTED;
     record.holdsSlot = true;
+    const prepared = record.prepared;
     // Aborted while queued, or the runtime was aborted while the lock granted it: it never starts.
-    if (record.settled || record.aborted || this.aborted) {
-      this.end(record);
+    if (!prepared || record.settled || prepared.aborted || this.aborted) {
+      this.release(record);
       return;
     }
     // One clock read per start: the grant (the submit, when granted at once) is also the
     // handler's start when nothing waits before it.
     const grantedAt = (record.lockGrantedAt ??= now());
-    // Before dispatch: an unknown tool or invalid arguments are answered (and end) within it.
+    // Before dispatch: an unknown tool or invalid arguments are answered (and released) within it.
     this.deadlines.start(record, grantedAt);
-    this.router.dispatchTo(record.call as ToolCall, record, record, record.tool, grantedAt);
+    dispatch(prepared, this.host, record, grantedAt);
   }
 
   /**
    * When the call ended: the handler's end as dispatch measured it (after bounding the output),
    * unless PostToolUse hooks ran after that or the handler never started.
    */
-  private endOf(record: CallRecord<Ctx>, result: DispatchResult): number {
-    return record.startedAt !== undefined && this.turn.hooks === undefined
-      ? record.startedAt + result.timing.handlerMs
-      : now();
+  private endOf(record: CallRecord<Ctx>): number {
+    const startedAt = record.startedAt;
+    return startedAt !== undefined && this.turn.hooks === undefined ? startedAt + record.handlerMs : now();
   }
 
   /**
-   * The handler has settled (aborted or not): its slot goes back, unless it was already released
-   * as leaked after its deadline.
+   * The handler has settled (aborted or not), or was given up as leaked after its deadline: the
+   * call leaves the running list and its deadline, and its slot goes back, each once.
    */
-  private end(record: CallRecord<Ctx>): void {
+  private release(record: CallRecord<Ctx>): void {
     // Only an abort reads it (for `abortedOutput`), and the call is answered now: while the turn
     // lasts, a finished call holds its outcome and no more.
-    record.invocation = undefined;
+    if (record.prepared) record.prepared.invocation = undefined;
     this.running.delete(record);
     this.deadlines.end(record);
-    this.releaseSlot(record);
-  }
-
-  private releaseSlot(record: CallRecord<Ctx>): void {
     if (!record.holdsSlot) return;
     record.holdsSlot = false;
     this.lock.release(record.exclusive);
   }
 
-  /** A fatal error ends the turn; anything else answers `tool {name} failed: ...`. Never throws. */
-  private finishWithError(record: CallRecord<Ctx>, err: unknown): void {
-    if (record.settled) return;
-    const message = errorText(err);
-    if (FunctionCallError.isFatal(err) && !this.aborted) {
-      const fatalMessage = message ?? "Fatal error";
-      this.fatal = { callId: record.callId, message: fatalMessage, reported: false };
-      this.answer(record, fatalMessage, false);
-      this.abort(fatalMessage);
-      return;
-    }
-    this.turn.logger.error({ err: message, callId: record.callId }, "tool call failed outside its handler");
-    this.answer(record, texts.toolFailed(record.toolName, message), false);
-  }
-
   /**
-   * Answers the call with its aborted output, then lets its handler see the signal. A call still
-   * queued leaves the lock's queue now: it will never start.
+   * Aborts one call: it is answered with its aborted output, then its handler sees the signal. A
+   * call still queued leaves the lock's queue now: it will never start.
    */
   private abortCall(record: CallRecord<Ctx>, reason: string): void {
-    this.settleAborted(record);
-    record.abortSignal(reason);
+    this.answers.aborted(record);
+    record.prepared?.abort(reason);
     if (record.ticket !== GRANTED && this.lock.cancel(record.ticket)) {
       record.ticket = GRANTED;
       this.running.delete(record);
     }
   }
 
-  private settleAborted(record: CallRecord<Ctx>): void {
-    if (record.settled) return;
-    const elapsedMs = now() - record.submittedAt;
-    const fatal = this.fatal;
-    let text: string;
-    if (fatal && fatal.callId !== record.callId) text = texts.abortedTurnEnded(elapsedMs, fatal.message);
-    else if (record.call) text = this.router.abortedText(record.call, record.invocation, elapsedMs, record.tool);
-    else text = texts.abortedAfter(elapsedMs);
-    this.answer(record, text, true);
+  /** What dispatch could not answer; the turn's first fatal error aborts the turn. */
+  private settleError(record: CallRecord<Ctx>, err: unknown): void {
+    const fatal = this.answers.error(record, err, this.aborted);
+    if (fatal !== undefined) this.abort(fatal);
   }
-
-  /** Settles the call with a text answer, bounded like every other output. */
-  private answer(record: CallRecord<Ctx>, text: string, aborted: boolean): void {
-    const body = truncateBody(text, this.turn.truncationPolicy);
-    this.finish(record, responseItemFor(record.callId, record.payloadKind, body, false), false, aborted);
-  }
-
-  private finish(
-    record: CallRecord<Ctx>,
-    item: ResponseInputItem,
-    success: boolean,
-    aborted: boolean,
-    timing?: DispatchResult["timing"],
-    end?: number,
-  ): void {
-    const outcome = record.settle(item, success, aborted, timing, end);
-    if (!outcome) return;
-    if (record.awaitedByDrain && --this.unsettled === 0) this.answerDrain();
-    this.tracing?.end(outcome);
-    if (this.onOutcome) this.tellOutcome(this.onOutcome, outcome);
-    const { callId, toolName } = outcome;
-    // No object per call for a level that is off (serve-mcp's logger is at error).
-    if (this.turn.logger.isLevelEnabled("debug")) {
-      this.turn.logger.debug({ callId, toolName, success, aborted, timing: outcome.timing }, "tool call finished");
-    }
-    // The event object is built only when someone listens.
-    if (this.turn.onEvent)
-      emitEvent(this.turn, { type: "tool_call_end", callId, toolName, success, aborted, timing: outcome.timing });
-  }
-
-  private tellOutcome(listener: (outcome: ToolCallOutcome) => void, outcome: ToolCallOutcome): void {
-    try {
-      listener(outcome);
-    } catch (err) {
-      this.turn.logger.warn({ err: errorText(err), callId: outcome.callId }, "onOutcome listener threw");
-    }
-  }
-
-  /** Throws the turn's fatal error once, when the fatal call is among `outcomes`. */
-  private reportFatal(outcomes: ToolCallOutcome[]): void {
-    const fatal = this.fatal;
-    if (!fatal || fatal.reported) return;
-    const own = outcomes.find((o) => o.callId === fatal.callId && !o.aborted);
-    if (!own) return;
-    fatal.reported = true;
-    const others = outcomes.filter((o) => o !== own).map((o) => o.item);
-    throw new FatalToolCallError(fatal.callId, fatal.message, others, own.item);
-  }
-}
-
-function positive(name: string, value: number | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (!Number.isFinite(value) || value <= 0)
-    throw new RangeError(`${name} must be a positive number, got ${String(value)}`);
-  return value;
-}
-
-/** Drain reads outcomes once every call in its batch has settled. */
-function settledOutcome<Ctx>(record: CallRecord<Ctx>): ToolCallOutcome {
-  return record.result as ToolCallOutcome;
-}
-
-function messageOf(err: FunctionCallError): string {
-  return errorText(err) ?? "invalid tool call";
 }
 
 function abortReason(signal: AbortSignal): string {
   const reason: unknown = signal.reason;
   if (typeof reason === "string") return reason;
   return reason instanceof Error ? (errorText(reason) ?? texts.abortedByUser) : texts.abortedByUser;
-}
-
-function checkUserInputResponse(response: unknown): void {
-  const answers = isRecord(response) ? response.answers : undefined;
-  if (!isRecord(answers))
-    throw new TypeError("respondToUserInput: response.answers must be an object keyed by question id");
-  for (const [id, answer] of Object.entries(answers)) {
-    const list = isRecord(answer) ? answer.answers : undefined;
-    if (!Array.isArray(list) || !list.every((a) => typeof a === "string")) {
-      throw new TypeError(`respondToUserInput: answers[${JSON.stringify(id)}].answers must be an array of strings`);
-    }
-  }
 }

@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
 import type { ApprovalDecision, ApprovalRequest, DecidedBy, PayloadKind } from "../protocol/index.js";
-import type { UserInputQuestion } from "./responses.js";
+import type { UserInputQuestion } from "./brokers.js";
 
 /** Where the time of one call went, in milliseconds. */
 export interface Timing {

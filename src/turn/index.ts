@@ -2,6 +2,6 @@ export * from "./readiness.js";
 export * from "./events.js";
 export * from "./truncation.js";
 export * from "./context.js";
-export * from "./responses.js";
-export * from "./deadline.js";
+export * from "./brokers.js";
+export * from "./signalDeadline.js";
 export * from "./spill.js";

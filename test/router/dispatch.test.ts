@@ -5,6 +5,7 @@ import {
   createTurnContext,
   FunctionCallError,
   ToolRegistryBuilder,
+  ToolCallFailure,
   ToolRouter,
   type ToolHandler,
   type ToolOutput,
@@ -257,6 +258,46 @@ describe("ToolRouter parallel flags", () => {
     expect(par.callSupportsParallel(par.buildToolCall(fc("1", "t", '{"m":"write"}'))!)).toBe(false);
     const excl = routerWith({ ...handler, supportsParallel: () => true }, { type: "object" }, false);
     expect(excl.callSupportsParallel(excl.buildToolCall(fc("1", "t"))!)).toBe(false);
+  });
+});
+
+describe("ToolRouter.prepare", () => {
+  it("resolves an item once into its call, tool, lock mode, deadline and abort text; runs nothing", async () => {
+    let ran = 0;
+    const handler: ToolHandler = {
+      kind: "function",
+      supportsParallel: (call) => call.payload.kind === "function" && !call.payload.arguments.includes("write"),
+      abortedOutput: (inv, elapsedMs) => `stopped ${inv === undefined ? "before" : "after"} start at ${elapsedMs}`,
+      handle: async () => {
+        ran++;
+        return { kind: "function", body: "ran" };
+      },
+    };
+    const { specs, registry } = new ToolRegistryBuilder()
+      .pushSpec(
+        { type: "function", name: "t", description: "d", parameters: { type: "object" } },
+        { parallel: true, timeoutMs: 250 },
+      )
+      .registerHandler("t", handler)
+      .build();
+    const router = new ToolRouter(registry, specs);
+    const prepared = (item: Parameters<typeof router.prepare>[0]) => {
+      const p = router.prepare(item);
+      if (p === null || p instanceof ToolCallFailure) throw new Error("not prepared");
+      return p;
+    };
+    const read = prepared(fc("1", "t", '{"m":"read"}'));
+    const write = prepared(fc("2", "t", '{"m":"write"}'));
+    expect(read.call).toMatchObject({ callId: "1", toolName: "t" });
+    expect(read.tool?.handler).toBe(handler);
+    // The spec flag, then the handler's per-call say.
+    expect([read.exclusive, write.exclusive]).toEqual([false, true]);
+    expect(read.timeoutMs).toBe(250);
+    expect(read.abortedText(1500)).toBe("stopped before start at 1500");
+    expect(ran).toBe(0);
+    expect(router.prepare({ type: "message", role: "assistant", content: [] })).toBeNull();
+    expect(router.prepare({ type: "function_call", name: "t", arguments: "{}" })).toBeInstanceOf(ToolCallFailure);
+    expect(prepared(fc("3", "missing")).tool).toBeUndefined();
   });
 });
 

@@ -1,6 +1,6 @@
 import { FunctionCallError, type FunctionToolSpec, type ToolOutput } from "../../protocol/index.js";
 import type { ToolFactory, ToolHandler, ToolInvocation } from "../../registry/index.js";
-import { deadline, emitEvent, userInputBroker, type UserInputQuestion } from "../../turn/index.js";
+import type { UserInputQuestion } from "../../turn/index.js";
 import { formatSecondsExact } from "../../util/index.js";
 
 const DEFAULT_USER_INPUT_TIMEOUT_MS = 600_000;
@@ -75,31 +75,17 @@ class RequestUserInputHandler implements ToolHandler {
     if (questions.some((q) => q.options.length === 0)) {
       throw fail("request_user_input requires non-empty options for every question");
     }
-    const limit = deadline(inv.signal, this.timeoutMs);
-    // Waiting starts before the event so an embedder answering inside `onEvent` is heard.
-    const answer = userInputBroker(inv.turn).wait(inv.callId, limit.signal);
-    emitEvent(inv.turn, {
-      type: "user_input_request",
-      callId: inv.callId,
-      toolName: inv.toolName,
-      questions: questions.map(({ id, header, question, options }) => ({
-        id,
-        header,
-        question,
-        isOther: true,
-        options,
-      })),
-    });
-    try {
-      const response = await answer;
-      if (response === null) throw fail("request_user_input was cancelled before receiving a response");
-      return { kind: "function", body: JSON.stringify({ answers: response.answers }), success: true };
-    } catch (err) {
-      if (!limit.expired) throw err;
+    // Asking a person is the policy layer's (its event, its broker, the timeout): reached
+    // through the invocation. Built by hand without it, nobody can answer: dismissed.
+    const response = await inv.requestUserInput?.(
+      questions.map(({ id, header, question, options }) => ({ id, header, question, isOther: true, options })),
+      this.timeoutMs,
+    );
+    if (response === undefined && inv.requestUserInput) {
       throw fail(`request_user_input got no response within ${formatSecondsExact(this.timeoutMs)}s`);
-    } finally {
-      limit.dispose();
     }
+    if (!response) throw fail("request_user_input was cancelled before receiving a response");
+    return { kind: "function", body: JSON.stringify({ answers: response.answers }), success: true };
   }
 }
 

@@ -1,14 +1,8 @@
 import type { PayloadKind } from "./call.js";
 import { outputText, type ContentItem, type ResponseInputItem, type ShellCommandOutput } from "./items.js";
 import { mcpResultBody } from "./mcpContent.js";
-import type { CallToolResult, ToolOutput } from "./output.js";
+import type { CallToolResult, ShellCallAnswer, ToolOutput } from "./toolOutput.js";
 import { isRecord } from "../util/index.js";
-
-/** The structured answer of a `shell_call` (see `ToolOutput`). */
-export interface ShellCallAnswer {
-  output: ShellCommandOutput[];
-  maxOutputLength?: number | undefined;
-}
 
 /**
  * The item that answers a call (Codex `ToolOutput::to_response_item`): custom calls get

@@ -1,4 +1,4 @@
-import type { ApprovalDecision, ContentItem } from "../protocol/index.js";
+import type { ContentItem } from "../protocol/index.js";
 import type { TurnContext } from "./context.js";
 
 export interface DynamicToolResponse {
@@ -25,9 +25,9 @@ export interface UserInputResponse {
 }
 
 /**
- * Pairs calls waiting in dispatch for an answer from the embedder (a dynamic tool's result, a
- * person's approval or answers) with the answer, delivered by the runtime (`respondToDynamicToolCall`,
- * `respondToApproval`, `respondToUserInput`). One per turn and kind.
+ * Pairs calls waiting for an answer from outside (a dynamic tool's result, a person's approval
+ * or answers) with the answer, delivered through the runtime (`respondToDynamicToolCall`,
+ * `respondToApproval`, `respondToUserInput`). One per turn and kind (`turnBroker`).
  */
 export class ResponseBroker<T> {
   private readonly waiting = new Map<string, (response: T) => void>();
@@ -58,34 +58,21 @@ export class ResponseBroker<T> {
   }
 }
 
-interface TurnBrokers {
-  dynamic?: ResponseBroker<DynamicToolResponse>;
-  approval?: ResponseBroker<ApprovalDecision>;
-  userInput?: ResponseBroker<UserInputResponse | null>;
-}
-
-// Keyed by the turn, so a handler and the runtime holding the same turn meet without either
+// Keyed by the turn, so whoever waits and the runtime holding the same turn meet without either
 // knowing the other; gone with the turn.
-const brokers = new WeakMap<TurnContext, TurnBrokers>();
+const brokers = new WeakMap<TurnContext, Map<symbol, ResponseBroker<unknown>>>();
 
-function brokersOf(turn: TurnContext): TurnBrokers {
-  let found = brokers.get(turn);
-  if (!found) brokers.set(turn, (found = {}));
-  return found;
+/** The turn's broker of one kind (`kind`: a symbol its owner keeps, typed by its answers). */
+export function turnBroker<T>(turn: TurnContext, kind: symbol): ResponseBroker<T> {
+  let kinds = brokers.get(turn);
+  if (!kinds) brokers.set(turn, (kinds = new Map<symbol, ResponseBroker<unknown>>()));
+  let broker = kinds.get(kind);
+  if (!broker) kinds.set(kind, (broker = new ResponseBroker()));
+  return broker as ResponseBroker<T>;
 }
+
+const DYNAMIC = Symbol("dynamic tool results");
 
 export function dynamicCallBroker(turn: TurnContext): ResponseBroker<DynamicToolResponse> {
-  const b = brokersOf(turn);
-  return (b.dynamic ??= new ResponseBroker());
-}
-
-export function approvalBroker(turn: TurnContext): ResponseBroker<ApprovalDecision> {
-  const b = brokersOf(turn);
-  return (b.approval ??= new ResponseBroker());
-}
-
-/** `null`: the person dismissed the questions. */
-export function userInputBroker(turn: TurnContext): ResponseBroker<UserInputResponse | null> {
-  const b = brokersOf(turn);
-  return (b.userInput ??= new ResponseBroker());
+  return turnBroker(turn, DYNAMIC);
 }

@@ -1,5 +1,10 @@
 import { timerDelay } from "../util/index.js";
 
+/*
+ * A time limit on one wait (a dynamic tool's answer, a person's, a search): a signal of its own.
+ * Not the runtime's per-call deadlines (runtime/callDeadlines.ts, timed by runtime/deadlineWheel.ts).
+ */
+
 export interface Deadline {
   /** Aborts when the parent signal does, or when the time is up. */
   readonly signal: AbortSignal;

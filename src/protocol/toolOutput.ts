@@ -1,10 +1,15 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import type { ContentItem } from "./items.js";
-import type { ShellCallAnswer } from "./outputs.js";
+import type { ContentItem, ShellCommandOutput } from "./items.js";
 
 export type { CallToolResult };
 
-/** What a handler returns; the router turns it into a `ResponseInputItem`. */
+/** The structured answer of a `shell_call` (see `ToolOutput`). */
+export interface ShellCallAnswer {
+  output: ShellCommandOutput[];
+  maxOutputLength?: number | undefined;
+}
+
+/** What a handler returns; dispatch turns it into a `ResponseInputItem` (outputItem.ts). */
 export type ToolOutput =
   | {
       kind: "function";

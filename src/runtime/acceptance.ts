@@ -1,0 +1,69 @@
+import { PreparedCall } from "../dispatch/index.js";
+import { texts, type FunctionCallError, type ResponseItem, type UnknownItem } from "../protocol/index.js";
+import type { ToolCallFailure, ToolRouter } from "../router/index.js";
+import { emitEvent, type TurnContext } from "../turn/index.js";
+import { errorText } from "../util/index.js";
+import type { SubmitResult } from "./options.js";
+
+const NOT_A_CALL: SubmitResult = Object.freeze({ accepted: false });
+
+/** A tool item that could not become a call but has a call id: accepted, answered with `reason`. */
+export interface AcceptedFailure {
+  callId: string;
+  failure: ToolCallFailure;
+  reason: string;
+}
+
+/**
+ * Which items a runtime accepts (DESIGN section 3, "Accepting an item"): the router prepares
+ * each item once; items without a call id and repeated call ids are rejected (logged, a
+ * `tool_call_rejected` event, no output).
+ */
+export class Acceptance<Ctx> {
+  private readonly acceptedCallIds = new Set<string>();
+
+  constructor(
+    private readonly router: ToolRouter<Ctx>,
+    private readonly turn: TurnContext,
+  ) {}
+
+  /** The call to start, a failure to answer, or what `submit` returns without an answer. */
+  accept(item: ResponseItem | UnknownItem): PreparedCall<Ctx> | AcceptedFailure | SubmitResult {
+    const prepared = this.router.prepare(item, this.turn.logger);
+    if (prepared === null) return NOT_A_CALL;
+    if (prepared instanceof PreparedCall) {
+      const { callId, toolName } = prepared.call;
+      return this.isNew(callId) ? prepared : this.reject(item, callId, toolName, texts.duplicateCallId(callId));
+    }
+    const { callId, toolName, error } = prepared;
+    if (callId === undefined) return this.reject(item, "", toolName, messageOf(error));
+    if (!this.isNew(callId)) return this.reject(item, callId, toolName, texts.duplicateCallId(callId));
+    return { callId, failure: prepared, reason: messageOf(error) };
+  }
+
+  /** One hash operation: `add` grows the set unless the id was already accepted. */
+  private isNew(callId: string): boolean {
+    const known = this.acceptedCallIds.size;
+    return this.acceptedCallIds.add(callId).size !== known;
+  }
+
+  /** An item that could not even be read (a proxy whose traps throw): nothing is accepted. */
+  unreadable(err: unknown): SubmitResult {
+    const reason = `unreadable item: ${errorText(err) ?? "unknown error"}`;
+    this.turn.logger.warn({ reason }, "tool call rejected");
+    emitEvent(this.turn, { type: "tool_call_rejected", callId: "", toolName: "", reason });
+    return { accepted: false, reason };
+  }
+
+  private reject(item: ResponseItem | UnknownItem, callId: string, toolName: string, reason: string): SubmitResult {
+    // A hostile item may carry any `type`: the event names it only when it is text.
+    const name = toolName || (typeof item.type === "string" ? item.type : "");
+    this.turn.logger.warn({ callId, toolName: name, reason }, "tool call rejected");
+    emitEvent(this.turn, { type: "tool_call_rejected", callId, toolName: name, reason });
+    return callId === "" ? { accepted: false, reason } : { accepted: false, callId, reason };
+  }
+}
+
+function messageOf(err: FunctionCallError): string {
+  return errorText(err) ?? "invalid tool call";
+}

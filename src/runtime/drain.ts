@@ -1,0 +1,97 @@
+import type { CallRecord, ToolCallOutcome } from "./callRecord.js";
+import { FatalToolCallError } from "./errors.js";
+
+/** The turn's first fatal error: which call, its message, and whether a drain threw it yet. */
+export interface FatalError {
+  callId: string;
+  message: string;
+  reported: boolean;
+}
+
+/**
+ * Drain (DESIGN section 3, step 5): the calls accepted since the last drain, in submission
+ * order, and the drain waiting for them. One wake per drain, not an await per call: the last
+ * pending call to settle answers it from its own callback (calls submitted meanwhile are waited
+ * for too). The turn's fatal error is thrown once, by the drain (or `handleToolCall`) that
+ * holds the fatal call's outcome.
+ */
+export class Drain<Ctx> {
+  fatal: FatalError | undefined;
+  private readonly pending: CallRecord<Ctx>[] = [];
+  /** Calls in `pending` not settled yet: the waiting drain is answered once, when none is left. */
+  private unsettled = 0;
+  /** The waiting drain: its promise and how to settle it (fields, not a waiter object per drain). */
+  private draining: Promise<ToolCallOutcome[]> | undefined;
+  private resolveDrain: ((outcomes: ToolCallOutcome[]) => void) | undefined;
+  private rejectDrain: ((err: unknown) => void) | undefined;
+
+  /** Adds an accepted call to the next drain (counted until it settles). */
+  track(record: CallRecord<Ctx>): void {
+    this.pending.push(record);
+    if (record.settled) return;
+    record.awaitedByDrain = true;
+    this.unsettled++;
+  }
+
+  /** `record` has just settled. */
+  settled(record: CallRecord<Ctx>): void {
+    if (record.awaitedByDrain && --this.unsettled === 0) this.answer();
+  }
+
+  /** Outcomes of every call accepted since the last drain, in submission order. */
+  outcomes(): Promise<ToolCallOutcome[]> {
+    // A drain called while another waits drains after it: what was submitted since.
+    if (this.draining) {
+      const next = (): Promise<ToolCallOutcome[]> => this.outcomes();
+      return this.draining.then(next, next);
+    }
+    const drained = new Promise<ToolCallOutcome[]>((resolve, reject) => {
+      if (this.unsettled === 0) {
+        resolve(this.take());
+        return;
+      }
+      this.resolveDrain = resolve;
+      this.rejectDrain = reject;
+    });
+    if (this.resolveDrain) this.draining = drained;
+    return drained;
+  }
+
+  /** Throws the turn's fatal error once, when the fatal call is among `outcomes`. */
+  reportFatal(outcomes: ToolCallOutcome[]): void {
+    const fatal = this.fatal;
+    if (!fatal || fatal.reported) return;
+    const own = outcomes.find((o) => o.callId === fatal.callId && !o.aborted);
+    if (!own) return;
+    fatal.reported = true;
+    const others = outcomes.filter((o) => o !== own).map((o) => o.item);
+    throw new FatalToolCallError(fatal.callId, fatal.message, others, own.item);
+  }
+
+  /** Every pending call has settled: the waiting drain, if any, takes their outcomes. */
+  private answer(): void {
+    const resolve = this.resolveDrain;
+    const reject = this.rejectDrain;
+    if (!resolve || !reject) return;
+    this.draining = this.resolveDrain = this.rejectDrain = undefined;
+    try {
+      resolve(this.take());
+    } catch (err) {
+      reject(err);
+    }
+  }
+
+  private take(): ToolCallOutcome[] {
+    // `splice` rather than a fresh `[]` per drain: V8 may pretenure an array literal that long
+    // batches kept alive, and then every dead pending array, tenured, keeps its calls' objects
+    // alive through young collections (sequential submit + drain ran 2× slower in such a process).
+    const outcomes = this.pending.splice(0).map(settledOutcome);
+    this.reportFatal(outcomes);
+    return outcomes;
+  }
+}
+
+/** Drain reads outcomes once every call in its batch has settled. */
+function settledOutcome<Ctx>(record: CallRecord<Ctx>): ToolCallOutcome {
+  return record.result as ToolCallOutcome;
+}
