@@ -178,7 +178,8 @@ async function permissionRequest<Ctx>(
 /**
  * A handler's request to step past the sandbox (DESIGN section 12): asked as
  * `sandbox_escalation` in every mode, `bypass` included; never granted without a permission
- * engine, and only a person's allow grants it (an "allow_session" counts for this call only).
+ * engine, and only a person's allow grants it (an "allow_session" grants this call only, and remembers the
+ * request's suggested rules as session allow rules).
  */
 export async function escalate<Ctx>(
   invocation: Invocation<Ctx>,
@@ -195,10 +196,11 @@ export async function escalate<Ctx>(
     args: invocation.args,
     mutating: true,
     reason: req.reason,
-    suggestedRules: [],
+    suggestedRules: req.suggestedRules ?? [],
   };
   const { decision, by } = await ask(turn, request, invocation.signal);
   decided(turn, invocation, decision.decision, by, decision.message);
+  if (decision.decision === "allow_session") for (const rule of request.suggestedRules) turn.permissions.rememberSession(rule);
   if (decision.decision === "abort") dispatch.abortTurn?.(texts.rejectedByUser(decision.message));
   return decision.decision === "allow" || decision.decision === "allow_session";
 }

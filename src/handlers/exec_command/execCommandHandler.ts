@@ -1,4 +1,10 @@
-import { type ExecEnvironment, type ToolCall, type ToolOutput } from "../../protocol/index.js";
+import {
+  FunctionCallError,
+  texts,
+  type ExecEnvironment,
+  type ToolCall,
+  type ToolOutput,
+} from "../../protocol/index.js";
 import type { FileReadLedger, PolicySubject, ToolHandler, ToolInvocation } from "../../registry/index.js";
 import { environmentOf, sandboxStopped, type SandboxEscalation } from "../../sandbox/index.js";
 import { emitEvent } from "../../turn/index.js";
@@ -16,9 +22,10 @@ import {
 } from "../shell/index.js";
 import { chunkBudget, clampYield, formatUnifiedExec } from "./format.js";
 import type { ExecSessionManager } from "./manager.js";
+import { requestedEscalation, type EscalationArgs } from "./escalation.js";
 
 /** Arguments of an `exec_command` call (validated against `EXEC_COMMAND_SPEC`). */
-export interface ExecCommandArgs {
+export interface ExecCommandArgs extends EscalationArgs {
   cmd: string;
   workdir?: string;
   shell?: string;
@@ -103,7 +110,9 @@ export class ExecCommandHandler implements ToolHandler {
       return { kind: "function", body, success: patched.success, bounded: true };
     }
     const env = environmentOf(inv.turn);
-    let run = await this.run(inv, env, cwd, true);
+    const requested = await requestedEscalation(inv, args, env);
+    if (requested === "refused") throw FunctionCallError.respondToModel(texts.escalationNotApproved);
+    let run = await this.run(inv, env, cwd, requested === "sandboxed");
     const { escalation } = run;
     if (escalation && inv.escalate && (await inv.escalate({ reason: escalation.reason, summary: args.cmd })))
       run = await this.run(inv, env, cwd, escalation.grant());
