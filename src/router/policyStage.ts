@@ -200,7 +200,8 @@ export async function escalate<Ctx>(
   };
   const { decision, by } = await ask(turn, request, invocation.signal);
   decided(turn, invocation, decision.decision, by, decision.message);
-  if (decision.decision === "allow_session") for (const rule of request.suggestedRules) turn.permissions.rememberSession(rule);
+  if (decision.decision === "allow_session")
+    for (const rule of request.suggestedRules) turn.permissions.rememberSession(rule);
   if (decision.decision === "abort") dispatch.abortTurn?.(texts.rejectedByUser(decision.message));
   return decision.decision === "allow" || decision.decision === "allow_session";
 }

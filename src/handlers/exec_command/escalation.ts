@@ -101,8 +101,8 @@ export function judgePrefixRule(
   if (permissions) {
     // A prefix naming a denied program (or whose commands a rule denies) is not offered for remembering.
     const denied = (words: string[]): boolean =>
-      permissions.decide({ toolName: "exec_command", subject: { commands: [words] }, mutating: true, cwd })
-        .decision === "deny";
+      permissions.decide({ toolName: "exec_command", subject: { commands: [words] }, mutating: true, cwd }).decision ===
+      "deny";
     const program = prefix[0] ?? "";
     if (denied(prefix) || denied([path.posix.basename(program)]) || covered.some((c) => denied(c.words)))
       return undefined;

@@ -7,7 +7,7 @@ import {
 } from "../../protocol/index.js";
 import type { FileReadLedger, PolicySubject, ToolHandler, ToolInvocation } from "../../registry/index.js";
 import { environmentOf, sandboxStopped, type SandboxEscalation } from "../../sandbox/index.js";
-import { emitEvent } from "../../turn/index.js";
+import { boundCaptured, emitEvent } from "../../turn/index.js";
 import { now } from "../../util/index.js";
 import {
   applyPatchCommandSubject,
@@ -22,6 +22,7 @@ import {
 } from "../shell/index.js";
 import { chunkBudget, clampYield, formatUnifiedExec } from "./format.js";
 import type { ExecSessionManager } from "./manager.js";
+import { readStreaming } from "./streaming.js";
 import { requestedEscalation, type EscalationArgs } from "./escalation.js";
 
 /** Arguments of an `exec_command` call (validated against `EXEC_COMMAND_SPEC`). */
@@ -132,6 +133,7 @@ export class ExecCommandHandler implements ToolHandler {
     const started = now();
     emitEvent(turn, { type: "exec_command_begin", callId, toolName, command: argv, cwd });
     let exitCode: number | null = null;
+    let output: string | undefined;
     try {
       const safe = hardenKnownSafeGit(argv);
       const run = safe instanceof Promise ? await safe : safe;
@@ -147,10 +149,12 @@ export class ExecCommandHandler implements ToolHandler {
       let chunk;
       try {
         chunk = await session.serialize(() =>
-          session.read(
-            clampYield(args.yield_time_ms ?? DEFAULT_YIELD_MS),
-            inv.signal,
-            chunkBudget(args.max_output_tokens, turn.truncationPolicy),
+          readStreaming(session, inv, () =>
+            session.read(
+              clampYield(args.yield_time_ms ?? DEFAULT_YIELD_MS),
+              inv.signal,
+              chunkBudget(args.max_output_tokens, turn.truncationPolicy),
+            ),
           ),
         );
       } catch (err) {
@@ -161,6 +165,12 @@ export class ExecCommandHandler implements ToolHandler {
       const exited = chunk.exitCode !== undefined;
       if (exited) this.sessions.remove(session);
       exitCode = chunk.exitCode ?? null;
+      output = boundCaptured(
+        "",
+        chunk.output,
+        turn.truncationPolicy,
+        chunkBudget(args.max_output_tokens, turn.truncationPolicy),
+      ).text;
       const body = formatUnifiedExec(chunk, {
         wallMs: now() - started,
         sessionId: exited ? undefined : session.id,
@@ -180,6 +190,7 @@ export class ExecCommandHandler implements ToolHandler {
         durationMs: now() - started,
         timedOut: false,
         aborted: inv.signal.aborted,
+        ...(output !== undefined && { output }),
       });
     }
   }

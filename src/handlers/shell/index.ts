@@ -59,6 +59,7 @@ export { SHELL_SPEC, SHELL_COMMAND_SPEC } from "./definition.js";
 export { resolveWorkdir, userShell } from "./exec.js";
 export { interceptApplyPatch, interceptedApplyPatch, applyPatchCommandSubject } from "./applyPatchCommand.js";
 export { HeadTailBuffer } from "./outputBuffer.js";
+export { OutputDeltas } from "./outputDeltas.js";
 export { SpillingCapture } from "./spillCapture.js";
 export { formatExecOutput, type ExecSummary } from "./format.js";
 export {

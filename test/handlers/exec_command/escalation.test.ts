@@ -120,7 +120,9 @@ describeSandbox("exec_command require_escalated", () => {
     expect(session.permissions?.sessionRules()).toEqual(["exec_command(touch:*)"]);
     // Default permissions: the sandbox refuses the write, and only then is the person asked.
     const plain = await touch({ sandbox_permissions: "use_default" }, { mode: "bypass" }, () => ({ decision: "deny" }));
-    expect(plain.asked.map((a) => a.reason)).toEqual(["command failed in the sandbox; run it again without the sandbox?"]);
+    expect(plain.asked.map((a) => a.reason)).toEqual([
+      "command failed in the sandbox; run it again without the sandbox?",
+    ]);
     expect(existsSync(plain.target)).toBe(false);
   });
 
