@@ -138,7 +138,8 @@ describe.skipIf(skip)(
         home: join(base, "home"),
         workspace: codexWs,
       });
-      if (process.env.PARITY_TOOLS_OUT) await writeFile(process.env.PARITY_TOOLS_OUT, JSON.stringify(codexRun.tools, null, 2));
+      if (process.env.PARITY_TOOLS_OUT)
+        await writeFile(process.env.PARITY_TOOLS_OUT, JSON.stringify(codexRun.tools, null, 2));
       // Login shells read ~/.bashrc, whose noise (pyenv, nvm ...) would differ run to run.
       const home = process.env.HOME;
       process.env.HOME = join(base, "home");

@@ -81,7 +81,11 @@ function interrupts(environment: () => Promise<ExecEnvironment>): void {
   });
 
   it("reports 130 for a command SIGINT ends, and still refuses other input without a tty", async () => {
-    const started = await call(turn, "exec_command", { cmd: "touch ready; sleep 60", login: false, yield_time_ms: 250 });
+    const started = await call(turn, "exec_command", {
+      cmd: "touch ready; sleep 60",
+      login: false,
+      yield_time_ms: 250,
+    });
     const id = sessionOf(started);
     await ready(turn);
     expect(await call(turn, "write_stdin", { session_id: id, chars: "x\u0003" })).toBe(
