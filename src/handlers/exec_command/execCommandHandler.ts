@@ -105,9 +105,11 @@ export class ExecCommandHandler implements ToolHandler {
     const cwd = resolveWorkdir(inv.turn.cwd, args.workdir);
     const patched = await interceptApplyPatch(inv, execArgv(args), cwd, this.fileReads);
     if (patched) {
-      // Applied as the apply_patch tool would; Codex 0.169 answers with the tool's answer
-      // under the command's wall time.
-      const body = `Wall time: ${((now() - started) / 1000).toFixed(4)} seconds\nOutput:\n${patched.answer}`;
+      // Applied as the apply_patch tool would; Codex 0.171 answers with the tool's answer under
+      // the command's wall time, and a patch refused before it ran with the refusal alone.
+      const body = patched.refused
+        ? patched.answer
+        : `Wall time: ${((now() - started) / 1000).toFixed(4)} seconds\nOutput:\n${patched.answer}`;
       return { kind: "function", body, success: patched.success, bounded: true };
     }
     const env = environmentOf(inv.turn);
