@@ -15,7 +15,7 @@ export interface ApplyPatchOutcome {
   /** The success summary, or why the patch failed (a command running apply_patch prints it). */
   text: string;
   /**
-   * The apply_patch tool's answer as Codex 0.169 words it: a run's `Exit code`, `Wall time`
+   * The apply_patch tool's answer as Codex 0.171 words it: a run's `Exit code`, `Wall time`
    * and `Output` around `text` when the patch was applied or failed writing; `text` alone when
    * it was refused before (verification, an empty patch, the sandbox).
    */

@@ -17,7 +17,7 @@ export interface WriteStdinArgs {
 }
 
 const DEFAULT_YIELD_MS = 250;
-// Codex 0.169: an empty poll waits longer, 5 s by default, between 5 s and 300 s.
+// Codex 0.171: an empty poll waits longer, 5 s by default, between 5 s and 300 s.
 const DEFAULT_POLL_MS = 5_000;
 const MAX_POLL_MS = 300_000;
 const pollWait = (ms: number | undefined): number =>
