@@ -39,7 +39,7 @@ const exec = (cmd: string, extra: Record<string, unknown> = {}): Record<string, 
   fn("exec_command", { cmd, ...extra });
 const patch = (body: string): Record<string, unknown> => custom("apply_patch", `*** Begin Patch\n${body}*** End Patch`);
 const session = (cmd: string, extra: Record<string, unknown> = {}): Record<string, unknown> =>
-  exec(cmd, { login: false, yield_time_ms: 1000, ...extra });
+  exec(cmd, { login: false, yield_time_ms: 2000, ...extra });
 const sync = (args: unknown): Record<string, unknown> => fn("test_sync_tool", args);
 
 export const ROUNDS: ReadonlyArray<ReadonlyArray<Record<string, unknown>>> = [
@@ -125,7 +125,7 @@ export const ROUNDS: ReadonlyArray<ReadonlyArray<Record<string, unknown>>> = [
     exec("echo plain", { sandbox_permissions: "use_default" }),
     fn("exec_command", { cmd: "true", sandbox_permissions: "always" }),
     fn("exec_command", { cmd: "true", prefix_rule: "echo" }),
-    exec("echo clamp", { yield_time_ms: 1 }),
+    exec("echo clamp", { yield_time_ms: 100_000 }),
     fn("view_image", { path: "img.gif" }),
     fn("update_plan", {
       plan: [
@@ -142,10 +142,12 @@ export const ROUNDS: ReadonlyArray<ReadonlyArray<Record<string, unknown>>> = [
     session("sleep 30"),
     session("sleep 30"),
   ],
+  // Ctrl-C waits up to 5 s for the exit (both sides return at the exit): a loaded machine may
+  // take longer than the default 250 ms to run a trap and end a group.
   [
-    fn("write_stdin", { session_id: "<SESSION:call_78>", chars: "\u0003" }),
-    fn("write_stdin", { session_id: "<SESSION:call_79>", chars: "\u0003" }),
-    fn("write_stdin", { session_id: "<SESSION:call_80>", chars: "\u0003" }),
+    fn("write_stdin", { session_id: "<SESSION:call_78>", chars: "\u0003", yield_time_ms: 5000 }),
+    fn("write_stdin", { session_id: "<SESSION:call_79>", chars: "\u0003", yield_time_ms: 5000 }),
+    fn("write_stdin", { session_id: "<SESSION:call_80>", chars: "\u0003", yield_time_ms: 5000 }),
     fn("write_stdin", { session_id: "<SESSION:call_81>", chars: "abc" }),
     fn("write_stdin", { session_id: "<SESSION:call_82>", chars: "x\u0003" }),
   ],
