@@ -74,7 +74,8 @@ async function touch(
     type: "function_call",
     call_id: `e${n}`,
     name: "exec_command",
-    arguments: JSON.stringify({ cmd: `touch ${target}`, ...extra }),
+    // No login shell: a profile's noise (or a stuck pyenv lock) is not what these tests read.
+    arguments: JSON.stringify({ cmd: `touch ${target}`, login: false, ...extra }),
   });
   const output = (await runtime.drain()).map(text)[0]!;
   return { output, asked, events, target, permissions };

@@ -126,6 +126,7 @@ describe("exec_command output deltas", () => {
     runtime.submit(
       functionCall("exec_command", {
         cmd: `mkfifo ${fifo}; echo first; read x < ${fifo}; echo second`,
+        login: false,
         yield_time_ms: 30_000,
       }),
     );
@@ -147,7 +148,7 @@ describe("exec_command output deltas", () => {
 
   it("streams a session's output to write_stdin's call while it waits", async () => {
     const turn = createTurnContext({ cwd: await scratch.inTmp("delta2"), onEvent: (e) => events.push(e) });
-    const started = await call(turn, "exec_command", { cmd: "cat", tty: true, yield_time_ms: 250 });
+    const started = await call(turn, "exec_command", { cmd: "cat", tty: true, login: false, yield_time_ms: 250 });
     const runtime = new ToolCallRuntime(router, turn);
     runtime.submit({
       ...functionCall("write_stdin", { session_id: sessionOf(started), chars: "hello\n" }),
