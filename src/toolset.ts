@@ -58,7 +58,7 @@ export interface ToolsConfig
     DynamicToolsConfig {
   /**
    * A named tool set the other keys start from (keys given explicitly win). `"codex"`: the
-   * tools Codex 0.169 offers by default — `exec_command` + `write_stdin`, `apply_patch`
+   * tools Codex 0.171 offers by default — `exec_command` + `write_stdin`, `apply_patch`
    * (freeform), `update_plan`, `view_image` (images at `detail: "original"`) and
    * `request_user_input` — and nothing else.
    */

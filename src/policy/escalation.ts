@@ -10,7 +10,8 @@ export interface TurnAborter {
 /**
  * A handler's request to step past the sandbox (DESIGN section 12; `inv.escalate`): asked as
  * `sandbox_escalation` in every mode, `bypass` included; never granted without a permission
- * engine, and only a person's allow grants it (an "allow_session" counts for this call only).
+ * engine, and only a person's allow grants it (an "allow_session" grants this call only, and
+ * remembers the request's suggested rules as session allow rules).
  */
 export async function escalate<Ctx>(
   invocation: ToolInvocation<Ctx>,
@@ -27,10 +28,12 @@ export async function escalate<Ctx>(
     args: invocation.args,
     mutating: true,
     reason: req.reason,
-    suggestedRules: [],
+    suggestedRules: req.suggestedRules ?? [],
   };
   const { decision, by } = await askPerson(turn, request, invocation.signal);
   decided(turn, invocation, decision.decision, by, decision.message);
+  if (decision.decision === "allow_session")
+    for (const rule of request.suggestedRules) turn.permissions.rememberSession(rule);
   if (decision.decision === "abort") aborter.abortTurn(texts.rejectedByUser(decision.message));
   return decision.decision === "allow" || decision.decision === "allow_session";
 }

@@ -42,7 +42,9 @@ export function processGroupAlive(pgid: number): boolean {
 }
 
 /** State letter, parent, group and session from `/proc/{pid}/stat`; undefined without /proc or once the process is gone. */
-function procStat(pid: number): { state: string; ppid: number; pgrp: number; session: number } | undefined {
+function procStat(
+  pid: number,
+): { comm: string; state: string; ppid: number; pgrp: number; session: number } | undefined {
   let text: string;
   try {
     text = readFileSync(`/proc/${pid}/stat`, "utf8");
@@ -50,14 +52,16 @@ function procStat(pid: number): { state: string; ppid: number; pgrp: number; ses
     return undefined;
   }
   // `pid (comm) state ppid pgrp ...`; comm may hold spaces and parentheses.
-  const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
+  const close = text.lastIndexOf(")");
+  const comm = text.slice(text.indexOf("(") + 1, close);
+  const fields = text.slice(close + 2).split(" ");
   const state = fields[0];
   const [ppid, pgrp, session] = [Number(fields[1]), Number(fields[2]), Number(fields[3])];
-  return state === undefined || !Number.isInteger(pgrp) ? undefined : { state, ppid, pgrp, session };
+  return state === undefined || !Number.isInteger(pgrp) ? undefined : { comm, state, ppid, pgrp, session };
 }
 
 /** Every live process's stat, from /proc (empty without it). */
-function allStats(): Array<{ pid: number; ppid: number; session: number }> {
+function allStats(): Array<{ pid: number; comm: string; ppid: number; session: number }> {
   let entries: string[];
   try {
     entries = readdirSync("/proc");
@@ -80,6 +84,35 @@ export function childSessions(pid: number): number[] {
   return allStats()
     .filter((st) => st.ppid === pid && st.session === st.pid)
     .map((st) => st.session);
+}
+
+/**
+ * Ctrl-C without a terminal: SIGINT to the command's process group, as a terminal's line
+ * discipline sends it. Under bubblewrap (`wrapped`), to every process it runs instead: bubblewrap
+ * itself would die of SIGINT and SIGKILL the command before a trap of the command could answer.
+ */
+export function interruptGroup(pgid: number, wrapped: boolean): boolean {
+  if (!wrapped) return signalProcessGroup(pgid, "SIGINT");
+  const stats = allStats();
+  const inside = new Set([pgid]);
+  let signalled = false;
+  // Parents come before children in /proc only mostly: walk until no new descendant turns up.
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const st of stats) {
+      if (inside.has(st.pid) || !inside.has(st.ppid)) continue;
+      inside.add(st.pid);
+      grew = true;
+      if (st.comm === "bwrap") continue;
+      try {
+        process.kill(st.pid, "SIGINT");
+        signalled = true;
+      } catch {
+        // gone meanwhile
+      }
+    }
+  }
+  return signalled;
 }
 
 /** Sends `signal` to every process of the sessions. */

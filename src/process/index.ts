@@ -10,6 +10,7 @@ export {
   processAlive,
   processGroupAlive,
   signalProcessGroup,
+  interruptGroup,
   terminateProcessGroup,
 } from "./groups.js";
 export { onHostExit, trackProcessGroup, type TrackOptions } from "./hostExit.js";

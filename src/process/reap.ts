@@ -8,6 +8,10 @@ const PIPE_DRAIN_MS = 100;
  */
 export async function childClosed(closed: Promise<void>): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
-  await Promise.race([closed, new Promise<void>((resolve) => (timer = setTimeout(resolve, PIPE_DRAIN_MS)))]);
+  // The timer fires in the loop's timers phase, before the poll phase reads what the pipes
+  // already hold: on a loop that lagged past PIPE_DRAIN_MS, the output of a command that ended
+  // would be dropped. setImmediate runs after one more poll phase.
+  const drained = new Promise<void>((resolve) => (timer = setTimeout(() => setImmediate(resolve), PIPE_DRAIN_MS)));
+  await Promise.race([closed, drained]);
   clearTimeout(timer);
 }

@@ -79,6 +79,11 @@ export interface SpawnedProcess {
   /** SIGTERM to everything it started, SIGKILL after `graceMs`; resolves when none is left. */
   terminate(graceMs: number): Promise<void>;
   /**
+   * SIGINT to its process group (Ctrl-C without a terminal); false when nothing was signalled.
+   * Absent where the environment cannot deliver it (then Ctrl-C is refused).
+   */
+  interrupt?(): boolean;
+  /**
    * Kills whatever it left (background children), waits briefly for its pipes, and releases
    * it. Call once it exited (or was terminated); calling again is a no-op.
    */

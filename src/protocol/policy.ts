@@ -62,6 +62,11 @@ export interface EscalationRequest {
   reason: string;
   /** What a person reads: the command line, the paths. */
   summary: string;
+  /**
+   * Rules "allow_session" would remember besides granting this call (exec_command's judged
+   * `prefix_rule`); none by default: the grant counts for this call only.
+   */
+  suggestedRules?: string[];
 }
 
 /** Who decided a call: the `by` of `approval_decided`. */

@@ -57,6 +57,13 @@ export const texts = {
   outsideReadableRoots: (path: string): string => `denied by sandbox: ${path} is outside the readable roots`,
   notRegularFile: (path: string): string => `${path} is not a regular file`,
   escalateCommand: "command failed in the sandbox; run it again without the sandbox?",
+  /** `exec_command`'s `sandbox_permissions: "require_escalated"`, with the model's `justification`. */
+  escalateRequested: (justification: string | undefined): string =>
+    justification
+      ? `the model asks to run this command without the sandbox: ${justification}`
+      : "the model asks to run this command without the sandbox",
+  escalationNotApproved:
+    "exec_command was not run: running it without the sandbox (sandbox_permissions: require_escalated) was not approved; run it with use_default to stay inside the sandbox",
   escalateWrite: (path: string): string => `${path} is outside the writable roots; write it anyway?`,
   networkDenied: (host: string): string => `network access to ${host} is not allowed by the sandbox`,
   escalateNetwork: (hosts: readonly string[]): string =>

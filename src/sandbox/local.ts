@@ -3,6 +3,7 @@ import {
   childSessions,
   forgetProgram,
   releaseGroup,
+  interruptGroup,
   signalSessions,
   programProblem,
   runProgram,
@@ -73,7 +74,13 @@ function pidNamespaceWorks(bwrap: string): Promise<boolean> {
  * A started group as the seam's `SpawnedProcess`. With a PTY the command leads its own session
  * under `script`: it is signalled by session too.
  */
-function spawned(started: GroupChild, tty: boolean, stdin: Writable | null = started.child.stdin): SpawnedProcess {
+function spawned(
+  started: GroupChild,
+  tty: boolean,
+  stdin: Writable | null = started.child.stdin,
+  /** Started by bubblewrap: its group leader is bubblewrap, not the command. */
+  wrapped = true,
+): SpawnedProcess {
   const { child, pgid, exited } = started;
   let disposing: Promise<void> | undefined;
   const sessions = (): number[] => (tty ? childSessions(pgid) : []);
@@ -90,6 +97,7 @@ function spawned(started: GroupChild, tty: boolean, stdin: Writable | null = sta
       await terminateProcessGroup(pgid, graceMs);
       signalSessions(ptys, "SIGKILL");
     },
+    interrupt: () => interruptGroup(pgid, wrapped),
     dispose: () =>
       (disposing ??= (async () => {
         // A command that ended by itself may have left background processes: they die with it.
@@ -281,7 +289,7 @@ export class LocalEnvironment implements ExecEnvironment {
         diesWithHost: prefix.length > 0,
       });
       if (seccomp) sendSeccomp(started, seccomp);
-      const proc = spawned(started, req.tty === true);
+      const proc = spawned(started, req.tty === true, started.child.stdin, prefix.length > 0);
       return launcher !== undefined && key !== undefined
         ? this.withStandbyNext(proc, key, launcher, req.cwd, seccomp)
         : proc;

@@ -34,6 +34,8 @@ export type ToolEvent =
       durationMs: number;
       timedOut: boolean;
       aborted: boolean;
+      /** exec_command: what the command printed while the call waited (as the model reads it, bounded). */
+      output?: string;
     })
   | (EventBase & { type: "mcp_tool_call_begin"; server: string; tool: string })
   | (EventBase & {

@@ -7,13 +7,16 @@ import { promisify } from "node:util";
 import { fileURLToPath } from "node:url";
 import { startMockResponses } from "./mockResponses.js";
 
-const CODEX_VERSION = "0.169.0";
+/** The Codex release the differential test follows; `CODEX_PARITY_VERSION=0.169.0` runs the previous one. */
+export const CODEX_VERSION = process.env.CODEX_PARITY_VERSION ?? "0.171.0";
+/** Fixtures captured from that release (`test/fixtures/codex-0.171/`). */
+export const CODEX_FIXTURES = new URL(`../fixtures/codex-${CODEX_VERSION.replace(/\.0$/, "")}/`, import.meta.url);
 const CACHE_DIR = join(
   process.env.XDG_CACHE_HOME ?? join(homedir(), ".cache"),
   "toolcall-test",
   `codex-${CODEX_VERSION}`,
 );
-const CATALOG = fileURLToPath(new URL("../fixtures/codex-0.169/model-catalog.json", import.meta.url));
+const CATALOG = fileURLToPath(new URL("model-catalog.json", CODEX_FIXTURES));
 
 /** The native binary the npm package ships for this platform (the package's JS launcher only spawns it). */
 function findBinary(): string | undefined {
@@ -27,7 +30,7 @@ function findBinary(): string | undefined {
 }
 
 /**
- * `@openai/codex@0.169.0` installed from npm into a cache folder outside the repository
+ * `@openai/codex@{CODEX_VERSION}` installed from npm into a cache folder outside the repository
  * (once per machine), or why it cannot be had.
  */
 export async function ensureCodex(): Promise<{ bin: string } | { unavailable: string }> {

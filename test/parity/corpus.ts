@@ -17,6 +17,8 @@ export const WORKSPACE_FILES: Record<string, string | Buffer> = {
     "base64",
   ),
   "notimg.png": "not an image\n",
+  // 1x1 GIF.
+  "img.gif": Buffer.from("R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7", "base64"),
 };
 
 let n = 0;
@@ -36,6 +38,8 @@ const custom = (name: string, input: string): Record<string, unknown> => ({
 const exec = (cmd: string, extra: Record<string, unknown> = {}): Record<string, unknown> =>
   fn("exec_command", { cmd, ...extra });
 const patch = (body: string): Record<string, unknown> => custom("apply_patch", `*** Begin Patch\n${body}*** End Patch`);
+const session = (cmd: string, extra: Record<string, unknown> = {}): Record<string, unknown> =>
+  exec(cmd, { login: false, yield_time_ms: 2000, ...extra });
 const sync = (args: unknown): Record<string, unknown> => fn("test_sync_tool", args);
 
 export const ROUNDS: ReadonlyArray<ReadonlyArray<Record<string, unknown>>> = [
@@ -113,4 +117,43 @@ export const ROUNDS: ReadonlyArray<ReadonlyArray<Record<string, unknown>>> = [
   // Last, one a round: payloads their tool was not offered in.
   [fn("apply_patch", { input: "*** Begin Patch\n*** Add File: via-function.txt\n+x\n*** End Patch" })],
   [custom("exec_command", "echo hi")],
+  // Codex 0.171: escalation parameters, the shell in $0, sessions interrupted with Ctrl-C.
+  [
+    exec("echo $0"),
+    exec("echo login", { login: false }),
+    exec("echo esc", { sandbox_permissions: "require_escalated", justification: "why", prefix_rule: ["echo"] }),
+    exec("echo plain", { sandbox_permissions: "use_default" }),
+    fn("exec_command", { cmd: "true", sandbox_permissions: "always" }),
+    fn("exec_command", { cmd: "true", prefix_rule: "echo" }),
+    exec("echo clamp", { yield_time_ms: 100_000 }),
+    fn("view_image", { path: "img.gif" }),
+    fn("update_plan", {
+      plan: [
+        { step: "a", status: "in_progress" },
+        { step: "b", status: "in_progress" },
+      ],
+    }),
+    exec("apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: missing.txt\n@@\n-a\n+b\n*** End Patch\nEOF"),
+    exec("cd dir && apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: in-dir.txt\n+d\n*** End Patch\nEOF"),
+    // Sessions for the next round; `login: false` so the trap is set well within the yield.
+    session("sleep 30"),
+    session("trap 'echo got INT; exit 7' INT; sleep 30 & wait"),
+    session("sleep 30", { tty: true }),
+    session("sleep 30"),
+    session("sleep 30"),
+  ],
+  // Ctrl-C waits up to 5 s for the exit (both sides return at the exit): a loaded machine may
+  // take longer than the default 250 ms to run a trap and end a group.
+  [
+    fn("write_stdin", { session_id: "<SESSION:call_78>", chars: "\u0003", yield_time_ms: 5000 }),
+    fn("write_stdin", { session_id: "<SESSION:call_79>", chars: "\u0003", yield_time_ms: 5000 }),
+    fn("write_stdin", { session_id: "<SESSION:call_80>", chars: "\u0003", yield_time_ms: 5000 }),
+    fn("write_stdin", { session_id: "<SESSION:call_81>", chars: "abc" }),
+    fn("write_stdin", { session_id: "<SESSION:call_82>", chars: "x\u0003" }),
+  ],
+  [
+    fn("write_stdin", { session_id: "<SESSION:call_78>", chars: "" }),
+    fn("write_stdin", { session_id: "<SESSION:call_79>", chars: "\u0003" }),
+    exec("cat dir/in-dir.txt"),
+  ],
 ];

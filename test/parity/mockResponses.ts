@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { withSessionIds } from "./sessionIds.js";
 
 /** What Codex sent: the body of each `POST /v1/responses`, in order. */
 export interface MockResponsesServer {
@@ -28,7 +29,11 @@ export async function startMockResponses(rounds: ReadonlyArray<ReadonlyArray<unk
       }
       const n = requests.length;
       requests.push(JSON.parse(body) as MockResponsesServer["requests"][number]);
-      const items = rounds[n] ?? [
+      const seen = new Map<string, string>();
+      for (const item of requests[n]?.input ?? []) {
+        if (typeof item.call_id === "string" && typeof item.output === "string") seen.set(item.call_id, item.output);
+      }
+      const items = withSessionIds(rounds[n], seen) ?? [
         { type: "message", role: "assistant", id: `msg_${n}`, content: [{ type: "output_text", text: "done" }] },
       ];
       res.writeHead(200, { "content-type": "text/event-stream" });

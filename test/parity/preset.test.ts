@@ -6,17 +6,21 @@ import { createToolRouter, specName, toResponsesTools } from "../../src/index.js
 import { callRouter, useTempDir } from "../handlers/toolHarness.js";
 import { withoutDeliberate } from "./codexSpecs.js";
 import { WORKSPACE_FILES } from "./corpus.js";
+import { CODEX_FIXTURES } from "./codexBinary.js";
 
-/** The specs Codex 0.169 offered `codex exec` (captured from the binary by the mock server). */
-const CODEX_TOOLS = JSON.parse(
-  readFileSync(new URL("../fixtures/codex-0.169/tools.json", import.meta.url), "utf8"),
-) as Array<Record<string, unknown>>;
+/**
+ * The specs Codex 0.171 offered `codex exec` (captured from the binary by the mock server),
+ * but its hosted `tool_search` (ours only when MCP tools are deferred, docs/parity.md).
+ */
+const CODEX_TOOLS = (
+  JSON.parse(readFileSync(new URL("tools.json", CODEX_FIXTURES), "utf8")) as Array<Record<string, unknown>>
+).filter((t) => t.type === "function" || t.type === "custom");
 
 let dir: string;
 useTempDir((d) => (dir = d));
 
 describe('ToolsConfig.preset: "codex"', () => {
-  it("offers exactly Codex 0.169's default tools", async () => {
+  it("offers exactly Codex 0.171's default tools", async () => {
     const router = await createToolRouter({ preset: "codex" });
     expect(router.specs().map((s) => specName(s.spec))).toEqual([
       "exec_command",
@@ -29,7 +33,7 @@ describe('ToolsConfig.preset: "codex"', () => {
     await router.close();
   });
 
-  it("words every spec as Codex 0.169 does (test_sync_tool included), but for what DESIGN leaves out", async () => {
+  it("words every spec as Codex 0.171 does (test_sync_tool included), but for what DESIGN leaves out", async () => {
     const router = await createToolRouter({ preset: "codex", testSyncTool: true });
     const ours = toResponsesTools(router.specs().map((s) => s.spec)) as unknown as Array<Record<string, unknown>>;
     await router.close();
@@ -58,7 +62,7 @@ describe('ToolsConfig.preset: "codex"', () => {
     );
   });
 
-  it("asks for images at detail original, as Codex 0.169 does", async () => {
+  it("asks for images at detail original, as Codex 0.171 does", async () => {
     await writeFile(join(dir, "img.png"), WORKSPACE_FILES["img.png"]!);
     const router = await createToolRouter({ preset: "codex" });
     const out = await callRouter(router, "view_image", { path: "img.png" }, { cwd: dir });

@@ -173,7 +173,7 @@ function parseUpdateChunk(
   if (start === 0 && !allowMissingContext) {
     throw invalidHunk(`Expected update hunk to start with a @@ context marker, got: '${lines[0] ?? ""}'`, lineNumber);
   }
-  // Errors point at the first line after the `@@` header(s), as Codex 0.169 does.
+  // Errors point at the first line after the `@@` header(s), as Codex 0.171 does.
   const bodyLine = lineNumber + start;
   if (start >= lines.length) throw invalidHunk("Update hunk does not contain any lines", bodyLine);
 

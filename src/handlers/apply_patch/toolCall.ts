@@ -15,12 +15,14 @@ export interface ApplyPatchOutcome {
   /** The success summary, or why the patch failed (a command running apply_patch prints it). */
   text: string;
   /**
-   * The apply_patch tool's answer as Codex 0.169 words it: a run's `Exit code`, `Wall time`
+   * The apply_patch tool's answer as Codex 0.171 words it: a run's `Exit code`, `Wall time`
    * and `Output` around `text` when the patch was applied or failed writing; `text` alone when
    * it was refused before (verification, an empty patch, the sandbox).
    */
   answer: string;
   success: boolean;
+  /** Refused before it ran (verification, an empty patch, the sandbox): `answer` is `text` alone. */
+  refused: boolean;
 }
 
 /** Codex reports apply_patch as a run of the apply_patch command. */
@@ -60,17 +62,17 @@ export async function applyPatchFor(
     if (fileReads) {
       for (const p of [...result.added, ...result.modified]) await fileReads.recordWrite(files, resolve(cwd, p));
     }
-    return { text: result.summary, answer: asRun(0, started, result.summary), success: true };
+    return { text: result.summary, answer: asRun(0, started, result.summary), success: true, refused: false };
   } catch (err) {
     if (err instanceof PatchParseError || (err instanceof PatchApplyError && err.stage === "verification")) {
       const text = `apply_patch verification failed: ${err.message}`;
-      return { text, answer: text, success: false };
+      return { text, answer: text, success: false, refused: true };
     }
     if (err instanceof PatchApplyError && err.stage === "write") {
-      return { text: err.message, answer: asRun(1, started, `${err.message}\n`), success: false };
+      return { text: err.message, answer: asRun(1, started, `${err.message}\n`), success: false, refused: false };
     }
     if (err instanceof PatchApplyError || err instanceof SandboxDenial) {
-      return { text: err.message, answer: err.message, success: false };
+      return { text: err.message, answer: err.message, success: false, refused: true };
     }
     throw err;
   }

@@ -6,9 +6,9 @@ const maxOutputTokens = {
 };
 
 /**
- * Codex 0.169 `exec_command` (unified exec), its descriptions verbatim; its `justification`,
- * `prefix_rule` and `sandbox_permissions` (per-command escalation) are not offered: here a
- * command the sandbox stops asks the person through the approval flow (DESIGN section 12).
+ * Codex 0.171 `exec_command` (unified exec), its descriptions verbatim. `sandbox_permissions:
+ * "require_escalated"` asks a person (a `sandbox_escalation` approval, escalation.ts) before the
+ * command runs outside the sandbox.
  */
 export const EXEC_COMMAND_SPEC: FunctionToolSpec = {
   type: "function",
@@ -20,11 +20,24 @@ export const EXEC_COMMAND_SPEC: FunctionToolSpec = {
     type: "object",
     properties: {
       cmd: { type: "string", description: "Shell command to execute." },
-      login: {
-        type: "boolean",
-        description: "True runs the shell with -l/-i semantics; false disables them. Defaults to true.",
+      justification: {
+        type: "string",
+        description: "User-facing approval question for `require_escalated`; omit otherwise.",
       },
+      login: { type: "boolean", description: "Request login-shell startup. Omit to inherit." },
       max_output_tokens: maxOutputTokens,
+      prefix_rule: {
+        type: "array",
+        description:
+          'Reusable approval prefix for `cmd`, only with `sandbox_permissions: "require_escalated"`; for example ["git", "pull"].',
+        items: { type: "string" },
+      },
+      sandbox_permissions: {
+        type: "string",
+        description:
+          "Per-command sandbox override. Defaults to `use_default`; use `require_escalated` for unsandboxed execution.",
+        enum: ["use_default", "require_escalated"],
+      },
       shell: { type: "string", description: "Shell binary to launch. Defaults to the user's default shell." },
       tty: {
         type: "boolean",
@@ -41,7 +54,7 @@ export const EXEC_COMMAND_SPEC: FunctionToolSpec = {
   },
 };
 
-/** Codex 0.169 `write_stdin`, its descriptions verbatim. */
+/** Codex 0.171 `write_stdin`, its descriptions verbatim. */
 export const WRITE_STDIN_SPEC: FunctionToolSpec = {
   type: "function",
   annotations: { destructiveHint: true, openWorldHint: true },

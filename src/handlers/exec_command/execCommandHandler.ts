@@ -1,7 +1,13 @@
-import { type ExecEnvironment, type ToolCall, type ToolOutput } from "../../protocol/index.js";
+import {
+  FunctionCallError,
+  texts,
+  type ExecEnvironment,
+  type ToolCall,
+  type ToolOutput,
+} from "../../protocol/index.js";
 import type { FileReadLedger, PolicySubject, ToolHandler, ToolInvocation } from "../../registry/index.js";
 import { environmentOf, sandboxStopped, type SandboxEscalation } from "../../sandbox/index.js";
-import { emitEvent } from "../../turn/index.js";
+import { boundCaptured, emitEvent } from "../../turn/index.js";
 import { now } from "../../util/index.js";
 import {
   applyPatchCommandSubject,
@@ -16,9 +22,11 @@ import {
 } from "../shell/index.js";
 import { chunkBudget, clampYield, formatUnifiedExec } from "./format.js";
 import type { ExecSessionManager } from "./manager.js";
+import { readStreaming } from "./streaming.js";
+import { requestedEscalation, type EscalationArgs } from "./escalation.js";
 
 /** Arguments of an `exec_command` call (validated against `EXEC_COMMAND_SPEC`). */
-export interface ExecCommandArgs {
+export interface ExecCommandArgs extends EscalationArgs {
   cmd: string;
   workdir?: string;
   shell?: string;
@@ -97,13 +105,17 @@ export class ExecCommandHandler implements ToolHandler {
     const cwd = resolveWorkdir(inv.turn.cwd, args.workdir);
     const patched = await interceptApplyPatch(inv, execArgv(args), cwd, this.fileReads);
     if (patched) {
-      // Applied as the apply_patch tool would; Codex 0.169 answers with the tool's answer
-      // under the command's wall time.
-      const body = `Wall time: ${((now() - started) / 1000).toFixed(4)} seconds\nOutput:\n${patched.answer}`;
+      // Applied as the apply_patch tool would; Codex 0.171 answers with the tool's answer under
+      // the command's wall time, and a patch refused before it ran with the refusal alone.
+      const body = patched.refused
+        ? patched.answer
+        : `Wall time: ${((now() - started) / 1000).toFixed(4)} seconds\nOutput:\n${patched.answer}`;
       return { kind: "function", body, success: patched.success, bounded: true };
     }
     const env = environmentOf(inv.turn);
-    let run = await this.run(inv, env, cwd, true);
+    const requested = await requestedEscalation(inv, args, env);
+    if (requested === "refused") throw FunctionCallError.respondToModel(texts.escalationNotApproved);
+    let run = await this.run(inv, env, cwd, requested === "sandboxed");
     const { escalation } = run;
     if (escalation && inv.escalate && (await inv.escalate({ reason: escalation.reason, summary: args.cmd })))
       run = await this.run(inv, env, cwd, escalation.grant());
@@ -123,6 +135,7 @@ export class ExecCommandHandler implements ToolHandler {
     const started = now();
     emitEvent(turn, { type: "exec_command_begin", callId, toolName, command: argv, cwd });
     let exitCode: number | null = null;
+    let output: string | undefined;
     try {
       const safe = hardenKnownSafeGit(argv);
       const run = safe instanceof Promise ? await safe : safe;
@@ -138,10 +151,12 @@ export class ExecCommandHandler implements ToolHandler {
       let chunk;
       try {
         chunk = await session.serialize(() =>
-          session.read(
-            clampYield(args.yield_time_ms ?? DEFAULT_YIELD_MS),
-            inv.signal,
-            chunkBudget(args.max_output_tokens, turn.truncationPolicy),
+          readStreaming(session, inv, () =>
+            session.read(
+              clampYield(args.yield_time_ms ?? DEFAULT_YIELD_MS),
+              inv.signal,
+              chunkBudget(args.max_output_tokens, turn.truncationPolicy),
+            ),
           ),
         );
       } catch (err) {
@@ -152,6 +167,12 @@ export class ExecCommandHandler implements ToolHandler {
       const exited = chunk.exitCode !== undefined;
       if (exited) this.sessions.remove(session);
       exitCode = chunk.exitCode ?? null;
+      output = boundCaptured(
+        "",
+        chunk.output,
+        turn.truncationPolicy,
+        chunkBudget(args.max_output_tokens, turn.truncationPolicy),
+      ).text;
       const body = formatUnifiedExec(chunk, {
         wallMs: now() - started,
         sessionId: exited ? undefined : session.id,
@@ -171,6 +192,7 @@ export class ExecCommandHandler implements ToolHandler {
         durationMs: now() - started,
         timedOut: false,
         aborted: inv.signal.aborted,
+        ...(output !== undefined && { output }),
       });
     }
   }

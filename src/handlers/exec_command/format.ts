@@ -24,7 +24,7 @@ export function formatUnifiedExec(
   const budget = chunkBudget(opts.maxOutputTokens, opts.policy);
   const bounded = boundCaptured("", chunk.output, { mode: "tokens", limit: tokens }, budget, chunk.spilled);
   const originalTokens = Math.ceil(chunk.totalBytes / 4);
-  // Codex 0.169 says so above a cut output.
+  // Codex 0.171 says so above a cut output.
   const text = bounded.truncated
     ? `Warning: truncated output (original token count: ${originalTokens})
 Total output lines: ${bounded.totalLines}

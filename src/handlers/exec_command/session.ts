@@ -39,6 +39,8 @@ export class ExecSession {
 
   /** Text typed with `write_stdin` after the last line end: the start of the next line. */
   typed = "";
+  /** Whoever streams this session's output while a call waits on it (output deltas). */
+  private readonly watchers = new Set<(chunk: Buffer) => void>();
 
   constructor(
     readonly id: number,
@@ -52,6 +54,7 @@ export class ExecSession {
     const take = (chunk: Buffer): void => {
       if (this.spilling) this.spilling.append(chunk);
       else this.pending.append(chunk);
+      for (const watch of this.watchers) watch(chunk);
       this.wake?.();
     };
     proc.stdout.on("data", take);
@@ -73,6 +76,22 @@ export class ExecSession {
     const next = this.queue.then(fn, fn);
     this.queue = next.catch(() => undefined);
     return next;
+  }
+
+  /** Calls `watch` with each chunk the process prints until the returned function is called. */
+  watch(watch: (chunk: Buffer) => void): () => void {
+    this.watchers.add(watch);
+    return () => this.watchers.delete(watch);
+  }
+
+  /**
+   * Ctrl-C to a session without a terminal (Codex 0.171): SIGINT to the process group, as a
+   * terminal's line discipline would send it; false when the process is gone or its
+   * environment cannot signal it.
+   */
+  interrupt(): boolean {
+    if (this.exited || !this.proc.interrupt) return false;
+    return this.proc.interrupt();
   }
 
   /** Sends `chars` to the process; false when it has no stdin (no tty) or it is gone. */

@@ -6,6 +6,7 @@ import { isKnownSafeCommand, knownSafeOrLoad, userShell } from "../shell/index.j
 import { execArgv, execCommandSubject, type ExecCommandArgs } from "./execCommandHandler.js";
 import { chunkBudget, clampYield, formatUnifiedExec } from "./format.js";
 import type { ExecSessionManager } from "./manager.js";
+import { readStreaming } from "./streaming.js";
 
 /** Arguments of a `write_stdin` call (validated against `WRITE_STDIN_SPEC`). */
 export interface WriteStdinArgs {
@@ -16,7 +17,7 @@ export interface WriteStdinArgs {
 }
 
 const DEFAULT_YIELD_MS = 250;
-// Codex 0.169: an empty poll waits longer, 5 s by default, between 5 s and 300 s.
+// Codex 0.171: an empty poll waits longer, 5 s by default, between 5 s and 300 s.
 const DEFAULT_POLL_MS = 5_000;
 const MAX_POLL_MS = 300_000;
 const pollWait = (ms: number | undefined): number =>
@@ -24,6 +25,8 @@ const pollWait = (ms: number | undefined): number =>
 /** Keys a terminal or readline turns into edits (tab completes, backspace erases, escape sequences move). */
 // eslint-disable-next-line no-control-regex
 const EDITING_KEYS = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]|\t/;
+/** Ctrl-C: without a terminal, SIGINT to the session's process group (Codex 0.171). */
+const CTRL_C = "\u0003";
 /** A line longer than this is judged from its last part only. */
 const MAX_TYPED = 64 * 1024;
 
@@ -104,7 +107,8 @@ export class WriteStdinHandler implements ToolHandler {
     const { session_id: id, chars = "" } = inv.args as WriteStdinArgs;
     const session = this.sessions.get(id);
     // An unknown session fails in `handle`; nothing is typed anywhere.
-    if (session === undefined || chars === "") return { kind: "nothing" };
+    // Ctrl-C to a session without a terminal only interrupts what it runs: nothing is typed.
+    if (session === undefined || chars === "" || (chars === CTRL_C && !session.tty)) return { kind: "nothing" };
     const launched = session.launched;
     if (launched !== undefined && !runsShell(launched)) return { kind: "program", launched };
     if (EDITING_KEYS.test(chars)) return { kind: "opaque" };
@@ -124,7 +128,10 @@ export class WriteStdinHandler implements ToolHandler {
     if (!session) throw fail(`Unknown process id ${id}`);
     const started = now();
     return session.serialize(async () => {
-      if (chars !== "" && session.write(chars)) {
+      const interrupted = chars === CTRL_C && !session.tty && session.interrupt();
+      if (interrupted) {
+        inv.turn.logger.debug({ sessionId: id }, "Ctrl-C sent SIGINT to the session's process group");
+      } else if (chars !== "" && session.write(chars)) {
         const text = session.typed + chars;
         session.typed = text.slice(Math.max(text.lastIndexOf("\n"), text.lastIndexOf("\r")) + 1).slice(-MAX_TYPED);
       } else if (chars !== "") {
@@ -135,7 +142,8 @@ export class WriteStdinHandler implements ToolHandler {
         );
       }
       const wait = chars === "" ? pollWait(yieldMs) : clampYield(yieldMs ?? DEFAULT_YIELD_MS);
-      const chunk = await session.read(wait, inv.signal, chunkBudget(maxOutputTokens, inv.turn.truncationPolicy));
+      const budget = chunkBudget(maxOutputTokens, inv.turn.truncationPolicy);
+      const chunk = await readStreaming(session, inv, () => session.read(wait, inv.signal, budget));
       if (chunk.exitCode !== undefined) this.sessions.remove(session);
       const body = formatUnifiedExec(chunk, {
         wallMs: now() - started,

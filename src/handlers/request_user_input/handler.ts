@@ -8,7 +8,7 @@ const DEFAULT_USER_INPUT_TIMEOUT_MS = 600_000;
 const string = (description: string): { type: "string"; description: string } => ({ type: "string", description });
 
 /**
- * Codex 0.169 `request_user_input`, its schema and descriptions verbatim. Its description's
+ * Codex 0.171 `request_user_input`, its schema and descriptions verbatim. Its description's
  * last sentence ("This tool is only available in Plan mode.") is left out: Codex offers it in
  * Plan mode only, we whenever the embedder opts in, so the sentence would be false here.
  */

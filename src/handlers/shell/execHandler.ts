@@ -9,28 +9,20 @@ import {
   type ToolPayload,
 } from "../../protocol/index.js";
 import type { FileReadLedger, PolicySubject, ToolHandler, ToolInvocation } from "../../registry/index.js";
-import { boundCaptured, budgetBytes, emitEvent, type SpillStore, type TruncationPolicy } from "../../turn/index.js";
+import { boundCaptured, budgetBytes, type SpillStore, type TruncationPolicy } from "../../turn/index.js";
 import { shellCallRequests, shellStreamBudget } from "./shellCall.js";
-import {
-  environmentOf,
-  runCommand,
-  sandboxStopped,
-  type RunResult,
-  type SandboxEscalation,
-} from "../../sandbox/index.js";
-import { applyPatchFor, parseApplyPatchCommand, type ApplyPatchOutcome } from "../apply_patch/index.js";
+import { environmentOf, sandboxStopped, type SandboxEscalation } from "../../sandbox/index.js";
+import { parseApplyPatchCommand } from "../apply_patch/index.js";
 import { applyPatchCommandSubject, interceptedApplyPatch } from "./applyPatchCommand.js";
 import { resolveWorkdir } from "./exec.js";
 import { formatExecOutput, timedOutPrefix } from "./format.js";
 import { SpillingCapture } from "./spillCapture.js";
-import { HeadTailBuffer } from "./outputBuffer.js";
-import { OutputDeltas } from "./outputDeltas.js";
+import { captureFor, type HeadTailBuffer } from "./outputBuffer.js";
+import { applyPatchAsCommand } from "./patchAsCommand.js";
+import { runWithEvents } from "./runWithEvents.js";
 import { commandLine, isKnownSafeCommand, scriptNeedsParser } from "./safeCommand.js";
-import { HARDENED_GIT_ENV, hardenKnownSafeGit } from "./safeGit.js";
-import { loadBashParser, now } from "../../util/index.js";
+import { loadBashParser } from "../../util/index.js";
 
-/** Each end of the capture holds at most this much, whatever the truncation budget. */
-export const MAX_CAPTURE_SIDE_BYTES = 1024 * 1024;
 /** Room for the `Wall time` / `aborted by user` lines, so the whole aborted text stays in budget. */
 const ABORTED_HEADER_ROOM_BYTES = 128;
 
@@ -70,12 +62,6 @@ function knownSafe(req: ExecRequest): boolean {
 
 /** A function call's arguments that may name apply_patch (checked before parsing them). */
 export const MENTIONS_APPLY_PATCH = /apply_?patch/;
-
-/** Sized so that the capture holds what the policy shows of the head and tail, plus a char. */
-export function captureFor(policy: TruncationPolicy): HeadTailBuffer {
-  const side = Math.min(MAX_CAPTURE_SIDE_BYTES, Math.ceil(budgetBytes(policy) / 2) + 4);
-  return new HeadTailBuffer(side, side);
-}
 
 /**
  * What `shell`, `shell_command` and `local_shell` share: run the request in its own process
@@ -181,7 +167,12 @@ export abstract class ExecHandler<Ctx = unknown> implements ToolHandler<Ctx> {
     const env = environmentOf(turn);
     const cwd = resolveWorkdir(turn.cwd, req.workdir);
     const patch = interceptedApplyPatch(req.argv, cwd);
-    if (patch !== undefined) return this.applyPatch(inv, req, patch.patch, patch.cwd);
+    if (patch !== undefined) {
+      const capture = captureFor(turn.truncationPolicy);
+      this.captures.set(inv, capture);
+      const timeoutMs = req.timeoutMs ?? this.options.timeoutMs;
+      return applyPatchAsCommand(inv, req.argv, { ...patch, capture, timeoutMs, fileReads: this.options.fileReads });
+    }
     return (await this.escalating(inv, req, (sandboxed) => this.run(inv, env, req, cwd, sandboxed))).output;
   }
 
@@ -201,56 +192,8 @@ export abstract class ExecHandler<Ctx = unknown> implements ToolHandler<Ctx> {
     return allowed ? attempt(escalation.grant()) : run;
   }
 
-  /**
-   * apply_patch run as a command: applied as the apply_patch tool applies it (the sandbox's
-   * writable roots checked before any write, a person asked to write outside them), answered
-   * in the command's format, exit code 0 or 1 with apply_patch's text as the output, between
-   * the same begin and end events (and an output delta) as a command.
-   */
-  private async applyPatch(
-    inv: ToolInvocation<Ctx>,
-    req: ExecRequest,
-    patch: string,
-    cwd: string,
-  ): Promise<ToolOutput> {
-    const { turn, callId, toolName } = inv;
-    const capture = captureFor(turn.truncationPolicy);
-    this.captures.set(inv, capture);
-    const started = now();
-    const end = (exitCode: number | null, durationMs: number): void => {
-      emitEvent(turn, {
-        type: "exec_command_end",
-        callId,
-        toolName,
-        exitCode,
-        durationMs,
-        timedOut: false,
-        aborted: false,
-      });
-    };
-    emitEvent(turn, { type: "exec_command_begin", callId, toolName, command: req.argv, cwd });
-    let outcome: ApplyPatchOutcome;
-    try {
-      outcome = await applyPatchFor(inv, patch, cwd, this.options.fileReads);
-    } catch (err) {
-      end(null, now() - started); // the begin event pairs with an end, as for a command that could not start
-      throw err;
-    }
-    const durationMs = now() - started;
-    const exitCode = outcome.success ? 0 : 1;
-    const chunk = Buffer.from(outcome.text, "utf8");
-    capture.append(chunk);
-    if (turn.onEvent) {
-      const deltas = new OutputDeltas(turn, callId, toolName);
-      deltas.push("stdout", chunk);
-      deltas.end();
-    }
-    end(exitCode, durationMs);
-    turn.logger.debug({ callId, toolName, exitCode, cwd }, "apply_patch run as a command was applied in place");
-    const timeoutMs = req.timeoutMs ?? this.options.timeoutMs;
-    const summary = { exitCode, durationMs, timedOut: false, timeoutMs };
-    const body = formatExecOutput(summary, capture.snapshot(), turn.truncationPolicy);
-    return { kind: "function", body, success: outcome.success, bounded: true };
+  private runOptions(req: ExecRequest): { timeoutMs: number; killGraceMs: number | undefined } {
+    return { timeoutMs: req.timeoutMs ?? this.options.timeoutMs, killGraceMs: this.options.killGraceMs };
   }
 
   /** One run of the request, with its begin and end events; `sandboxed: false` is an approved escalation. */
@@ -266,7 +209,7 @@ export abstract class ExecHandler<Ctx = unknown> implements ToolHandler<Ctx> {
     const capture = captureFor(turn.truncationPolicy);
     this.captures.set(inv, capture);
     const sink = this.options.spill ? new SpillingCapture(capture, this.options.spill, callId) : capture;
-    const result = await this.execute(inv, env, req, cwd, sandboxed, (_stream, chunk) => {
+    const result = await runWithEvents(inv, env, { ...req, cwd, sandboxed }, this.runOptions(req), (_stream, chunk) => {
       sink.append(chunk);
     });
     const captured = capture.snapshot();
@@ -320,7 +263,7 @@ export abstract class ExecHandler<Ctx = unknown> implements ToolHandler<Ctx> {
     const streams = { stdout: captureFor(budget), stderr: captureFor(budget) };
     // The aborted output shows what the command wrote to stdout, as for other commands.
     this.captures.set(inv, streams.stdout);
-    const result = await this.execute(inv, env, req, cwd, sandboxed, (stream, chunk) => {
+    const result = await runWithEvents(inv, env, { ...req, cwd, sandboxed }, this.runOptions(req), (stream, chunk) => {
       streams[stream].append(chunk);
     });
     const stderr = streams.stderr.snapshot();
@@ -335,67 +278,5 @@ export abstract class ExecHandler<Ctx = unknown> implements ToolHandler<Ctx> {
       outcome: result.timedOut ? { type: "timeout" } : { type: "exit", exit_code: result.exitCode },
     };
     return { output, escalation };
-  }
-
-  /** Runs one request between its begin and end events, streaming output deltas. */
-  private async execute(
-    inv: ToolInvocation<Ctx>,
-    env: ExecEnvironment,
-    req: ExecRequest,
-    cwd: string,
-    sandboxed: boolean,
-    onOutput: (stream: "stdout" | "stderr", chunk: Buffer) => void,
-  ): Promise<RunResult> {
-    const { turn, callId, toolName } = inv;
-    const timeoutMs = req.timeoutMs ?? this.options.timeoutMs;
-    const deltas = turn.onEvent ? new OutputDeltas(turn, callId, toolName) : undefined;
-    const started = now();
-    emitEvent(turn, { type: "exec_command_begin", callId, toolName, command: req.argv, cwd });
-    let result: RunResult;
-    try {
-      const safe = hardenKnownSafeGit(req.argv);
-      const { argv, hardened } = safe instanceof Promise ? await safe : safe;
-      const vars = hardened ? { ...req.env, ...HARDENED_GIT_ENV } : req.env;
-      result = await runCommand(
-        env,
-        { argv, cwd, ...(vars && { env: vars }), sandboxed },
-        {
-          timeoutMs,
-          signal: inv.signal,
-          killGraceMs: this.options.killGraceMs,
-          onOutput: (stream, chunk) => {
-            onOutput(stream, chunk);
-            deltas?.push(stream, chunk);
-          },
-        },
-      );
-    } catch (err) {
-      // The begin event pairs with an end, also for a command that could not start.
-      emitEvent(turn, {
-        type: "exec_command_end",
-        callId,
-        toolName,
-        exitCode: null,
-        durationMs: now() - started,
-        timedOut: false,
-        aborted: false,
-      });
-      throw err;
-    }
-    deltas?.end();
-    emitEvent(turn, {
-      type: "exec_command_end",
-      callId,
-      toolName,
-      exitCode: result.exitCode,
-      durationMs: result.durationMs,
-      timedOut: result.timedOut,
-      aborted: result.aborted,
-    });
-    turn.logger.debug(
-      { callId, toolName, exitCode: result.exitCode, timedOut: result.timedOut, sandboxed },
-      "command finished",
-    );
-    return result;
   }
 }

@@ -1,4 +1,4 @@
-import { countChars, countNewlines, type CapturedBytes } from "../../turn/index.js";
+import { budgetBytes, countChars, countNewlines, type CapturedBytes, type TruncationPolicy } from "../../turn/index.js";
 
 /**
  * Bounded capture of a byte stream: keeps the first `headCap` and the last `tailCap` bytes and
@@ -100,4 +100,13 @@ export class HeadTailBuffer {
       lastByte: this.lastByte,
     };
   }
+}
+
+/** Each end of the capture holds at most this much, whatever the truncation budget. */
+export const MAX_CAPTURE_SIDE_BYTES = 1024 * 1024;
+
+/** Sized so that the capture holds what the policy shows of the head and tail, plus a char. */
+export function captureFor(policy: TruncationPolicy): HeadTailBuffer {
+  const side = Math.min(MAX_CAPTURE_SIDE_BYTES, Math.ceil(budgetBytes(policy) / 2) + 4);
+  return new HeadTailBuffer(side, side);
 }

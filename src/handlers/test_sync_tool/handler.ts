@@ -6,7 +6,7 @@ import { Barrier } from "./barrier.js";
 
 const DEFAULT_BARRIER_TIMEOUT_MS = 1000;
 
-/** Codex 0.169's schema and descriptions, verbatim. */
+/** Codex 0.171's schema and descriptions, verbatim. */
 export const TEST_SYNC_TOOL_SPEC: FunctionToolSpec = {
   type: "function",
   annotations: { readOnlyHint: true },

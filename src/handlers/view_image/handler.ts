@@ -40,7 +40,7 @@ function sniffImageType(head: Buffer): string | undefined {
 
 /**
  * Codex `view_image`: the file as an `input_image` data URL (PNG, JPEG, GIF, WebP), with
- * `detail` when given (Codex 0.169 asks for `"original"` where the model supports it).
+ * `detail` when given (Codex 0.171 asks for `"original"` where the model supports it).
  */
 export class ViewImageHandler implements ToolHandler {
   readonly kind = "function" as const;

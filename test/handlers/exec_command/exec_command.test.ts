@@ -224,7 +224,7 @@ describe("exec_command", () => {
   it("applies apply_patch run as a command (after `cd DIR &&`) instead of running it", async () => {
     await mkdir(path.join(dir, "sub"));
     const cmd = "cd sub && apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: hello.txt\n+hi\n*** End Patch\nEOF\n";
-    // Codex 0.169: the command's wall time over the apply_patch tool's answer.
+    // Codex 0.171: the command's wall time over the apply_patch tool's answer.
     const out = /^Wall time: \d+\.\d{4} seconds\nOutput:\n([\s\S]*)$/.exec((await call("exec_command", { cmd })).text);
     expect(out?.[1]).toEqual(patchRun("Success. Updated the following files:\nA hello.txt\n"));
     expect(await readFile(path.join(dir, "sub", "hello.txt"), "utf8")).toBe("hi\n");
@@ -232,8 +232,7 @@ describe("exec_command", () => {
       cmd: "apply_patch <<'EOF'\n*** Begin Patch\nnonsense\n*** End Patch\nEOF",
     });
     expect(bad.success).toBe(false);
-    expect(bad.text).toMatch(
-      /^Wall time: \d+\.\d{4} seconds\nOutput:\napply_patch verification failed: invalid hunk at line 2, /,
-    );
+    // Codex 0.171: a patch refused before it ran is answered with the refusal alone.
+    expect(bad.text).toMatch(/^apply_patch verification failed: invalid hunk at line 2, /);
   });
 });

@@ -204,6 +204,7 @@ describe("interceptApplyPatch: the helper for other command tools", () => {
       text: "Success. Updated the following files:\nA x.txt\n",
       answer: patchRun("Success. Updated the following files:\nA x.txt\n"),
       success: true,
+      refused: false,
     });
     expect(await read("w/s/x.txt")).toBe("hello\n");
     const refused =
@@ -212,6 +213,7 @@ describe("interceptApplyPatch: the helper for other command tools", () => {
       text: refused,
       answer: refused,
       success: false,
+      refused: true,
     });
   });
 

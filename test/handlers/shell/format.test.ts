@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { formatExecOutput } from "../../../src/handlers/shell/format.js";
 import { HeadTailBuffer } from "../../../src/handlers/shell/outputBuffer.js";
-import { captureFor } from "../../../src/handlers/shell/execHandler.js";
+import { captureFor } from "../../../src/handlers/shell/outputBuffer.js";
 import { boundCaptured, truncateText, type TruncationPolicy } from "../../../src/turn/index.js";
 
 /** Feeds `text` to a capture sized for `policy`, in chunks of `chunk` bytes. */
