@@ -1,10 +1,10 @@
-import { isAbsolute, join, resolve } from "node:path";
+import { isAbsolute, join, relative, resolve } from "node:path";
 import { FunctionCallError, type FunctionToolSpec, type ToolOutput } from "../../protocol/index.js";
 import type { PolicySubject, ToolFactory, ToolHandler, ToolInvocation } from "../../registry/index.js";
 import { environmentOf, filesOf } from "../../sandbox/index.js";
 import { deadline } from "../../turn/index.js";
 import { errorMessage, formatSecondsExact } from "../../util/index.js";
-import { compileGlob, newestFirst, walkFiles } from "../grep_files/index.js";
+import { compileGlob, findRipgrep, newestFirst, ripgrepPaths, toSlash, walkFiles } from "../grep_files/index.js";
 
 const DEFAULT_LIMIT = 100;
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -44,6 +44,8 @@ export interface GlobOptions {
   limit?: number;
   /** Default 30 s. */
   timeoutMs?: number;
+  /** `rg` to list the files with: a path, `false` for the JS walk, default: `rg` when it is on `PATH`. */
+  ripgrep?: string | false;
 }
 
 const fail = (message: string): FunctionCallError => FunctionCallError.respondToModel(message);
@@ -70,8 +72,9 @@ const namesHidden = (pattern: string): boolean =>
 
 /**
  * `glob`: files whose path under `path` (default the turn's cwd) matches a glob, newest first,
- * as absolute paths (as grep_files lists them). The walk is grep_files' (gitignore-aware,
- * ripgrep's defaults); the glob dialect is ripgrep's `--glob`. Read-only and parallel.
+ * as absolute paths (as grep_files lists them). The files are those `rg --files` lists when rg
+ * is present, else grep_files' walk (the same ignore rules); the glob dialect is ripgrep's
+ * `--glob`, matched here for both. Read-only and parallel.
  */
 export class GlobHandler implements ToolHandler {
   readonly kind = "function" as const;
@@ -101,7 +104,8 @@ export class GlobHandler implements ToolHandler {
     }
     const base = resolve(inv.turn.cwd, args.path ?? ".");
     const root = resolve(base, dir);
-    await environmentOf(inv.turn).checkRead(root, { cwd: inv.turn.cwd });
+    const env = environmentOf(inv.turn);
+    await env.checkRead(root, { cwd: inv.turn.cwd });
     const files = filesOf(inv.turn);
     let info;
     try {
@@ -117,10 +121,18 @@ export class GlobHandler implements ToolHandler {
     const found: string[] = [];
     let shown: string[];
     try {
-      const walk = { files, signal: time.signal, hidden: namesHidden(rest) };
-      await walkFiles(root, walk, (path, rel) => {
-        if (rule.regex.test(rel)) found.push(path);
-      });
+      const hidden = namesHidden(rest);
+      const rg = this.opts.ripgrep === undefined ? await findRipgrep() : this.opts.ripgrep || null;
+      // rg skips hidden files unless told; with `--hidden` it lists `.git` too, which the walk never does.
+      const rgArgs = ["--files", ...(hidden ? ["--hidden", "--glob", "!.git"] : [])];
+      const listed = rg ? await ripgrepPaths(env, rg, rgArgs, root, time.signal, inv.turn.cwd) : undefined;
+      if (listed) {
+        for (const path of listed) if (rule.regex.test(toSlash(relative(root, path)))) found.push(path);
+      } else {
+        await walkFiles(root, { files, signal: time.signal, hidden }, (path, rel) => {
+          if (rule.regex.test(rel)) found.push(path);
+        });
+      }
       shown = await newestFirst(files, found, limit, time.signal);
     } catch (err) {
       if (inv.signal.aborted) throw err;
