@@ -15,6 +15,7 @@ import {
   userShell,
 } from "../shell/index.js";
 import { chunkBudget, clampYield, formatUnifiedExec } from "./format.js";
+import { quietMsOf, type YieldMode } from "./idleYield.js";
 import type { ExecSessionManager } from "./manager.js";
 
 /** Arguments of an `exec_command` call (validated against `EXEC_COMMAND_SPEC`). */
@@ -26,6 +27,8 @@ export interface ExecCommandArgs {
   tty?: boolean;
   yield_time_ms?: number;
   max_output_tokens?: number;
+  /** Offered with the router option `execIdleYield`. */
+  yield?: YieldMode;
 }
 
 const DEFAULT_YIELD_MS = 10_000;
@@ -142,6 +145,7 @@ export class ExecCommandHandler implements ToolHandler {
             clampYield(args.yield_time_ms ?? DEFAULT_YIELD_MS),
             inv.signal,
             chunkBudget(args.max_output_tokens, turn.truncationPolicy),
+            quietMsOf(args),
           ),
         );
       } catch (err) {

@@ -5,6 +5,7 @@ import { bashParserReady, needsBashParser, now, scriptCommands } from "../../uti
 import { isKnownSafeCommand, knownSafeOrLoad, userShell } from "../shell/index.js";
 import { execArgv, execCommandSubject, type ExecCommandArgs } from "./execCommandHandler.js";
 import { chunkBudget, clampYield, formatUnifiedExec } from "./format.js";
+import { quietMsOf, type YieldMode } from "./idleYield.js";
 import type { ExecSessionManager } from "./manager.js";
 
 /** Arguments of a `write_stdin` call (validated against `WRITE_STDIN_SPEC`). */
@@ -13,6 +14,8 @@ export interface WriteStdinArgs {
   chars?: string;
   yield_time_ms?: number;
   max_output_tokens?: number;
+  /** Offered with the router option `execIdleYield`. */
+  yield?: YieldMode;
 }
 
 const DEFAULT_YIELD_MS = 250;
@@ -135,7 +138,8 @@ export class WriteStdinHandler implements ToolHandler {
         );
       }
       const wait = chars === "" ? pollWait(yieldMs) : clampYield(yieldMs ?? DEFAULT_YIELD_MS);
-      const chunk = await session.read(wait, inv.signal, chunkBudget(maxOutputTokens, inv.turn.truncationPolicy));
+      const budget = chunkBudget(maxOutputTokens, inv.turn.truncationPolicy);
+      const chunk = await session.read(wait, inv.signal, budget, quietMsOf(inv.args as WriteStdinArgs));
       if (chunk.exitCode !== undefined) this.sessions.remove(session);
       const body = formatUnifiedExec(chunk, {
         wallMs: now() - started,
