@@ -118,24 +118,29 @@ export async function searchWithJs(req: SearchRequest, limit: number): Promise<D
   let matches: DatedPath[] = [];
   // Reads never reject (a rejection nobody awaits yet would be unhandled): the first failure waits here.
   let failure: { err: unknown } | undefined;
-  const inflight = new Set<Promise<void>>();
+  let active = 0;
+  // The walk's callers waiting for a free read slot, and the end waiting for none to be busy.
+  const waiting: Array<() => void> = [];
 
-  const consider = (path: string): Promise<void> =>
-    fileMatch(req.files, path, m, req.signal).then(
-      (mtimeMs) => {
-        if (mtimeMs === undefined) return;
+  const consider = async (path: string): Promise<void> => {
+    try {
+      const mtimeMs = await fileMatch(req.files, path, m, req.signal);
+      if (mtimeMs !== undefined) {
         matches.push({ path, mtimeMs });
         if (matches.length >= 2 * limit) matches = newestOf(matches, limit);
-      },
-      (err: unknown) => {
-        failure ??= { err };
-      },
-    );
+      }
+    } catch (err) {
+      failure ??= { err };
+    } finally {
+      active--;
+      waiting.shift()?.();
+    }
+  };
   const enqueue = async (path: string): Promise<void> => {
-    const read = consider(path).then(() => void inflight.delete(read));
-    inflight.add(read);
-    if (inflight.size >= READ_CONCURRENCY) await Promise.race(inflight);
+    while (active >= READ_CONCURRENCY) await new Promise<void>((resolve) => waiting.push(resolve));
     if (failure) throw failure.err;
+    active++;
+    void consider(path);
   };
 
   const rootInfo = await req.files.stat(req.root);
@@ -154,7 +159,7 @@ export async function searchWithJs(req: SearchRequest, limit: number): Promise<D
     }
   } finally {
     // A failed walk still waits for its reads: none outlives the call.
-    await Promise.all(inflight);
+    while (active > 0) await new Promise<void>((resolve) => waiting.push(resolve));
   }
   if (failure) throw failure.err;
   return newestOf(matches, limit);
