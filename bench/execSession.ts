@@ -1,5 +1,5 @@
 /**
- * `npx tsx bench/execSession.ts [--reps N] [--base DIST] [--new DIST]`: what a `write_stdin`
+ * `npx tsx bench/execSession.ts --base DIST [--reps N] [--new DIST]`: what a `write_stdin`
  * round trip costs. Opens a `cat` session on a PTY in each build, then sends a line with
  * `yield_time_ms` 250 (the least Codex allows: the call waits that long for output): the base
  * build, this build as Codex (`yield` "time"), and this build with `yield: "until_idle"`

@@ -22,7 +22,9 @@ interface RankModule {
 const reps = Number(flag("reps", "7"));
 const load = async (dist: string): Promise<RankModule> =>
   (await import(pathToFileURL(resolve(dist, "handlers/tool_search/index.js")).href)) as RankModule;
-const base = await load(flag("base", "/work/wt/base/dist"));
+const baseDir = flag("base", "");
+if (baseDir === "") throw new Error("pass --base DIST: the dist/ of the build to compare with");
+const base = await load(baseDir);
 const next = await load(flag("new", "dist"));
 if (!next.ToolIndex) throw new Error("the new build has no ToolIndex");
 

@@ -22,12 +22,11 @@ export async function loadBuild(dist: string): Promise<Build> {
   return (await import(pathToFileURL(resolve(dist, "index.js")).href)) as Build;
 }
 
-/** `--base` (default /work/wt/base/dist) and `--new` (default ./dist). */
+/** `--base DIST` (required: a build of the commit to compare with) and `--new` (default ./dist). */
 export async function loadBuilds(): Promise<{ base: Build; next: Build }> {
-  const [base, next] = await Promise.all([
-    loadBuild(flag("base", "/work/wt/base/dist")),
-    loadBuild(flag("new", "dist")),
-  ]);
+  const baseDir = flag("base", "");
+  if (baseDir === "") throw new Error("pass --base DIST: the dist/ of the build to compare with");
+  const [base, next] = await Promise.all([loadBuild(baseDir), loadBuild(flag("new", "dist"))]);
   return { base, next };
 }
 
