@@ -44,8 +44,12 @@ export interface GlobOptions {
   limit?: number;
   /** Default 30 s. */
   timeoutMs?: number;
-  /** `rg` to list the files with: a path, `false` for the JS walk, default: `rg` when it is on `PATH`. */
-  ripgrep?: string | false;
+  /**
+   * `rg` to list the files with (`true`: the one on `PATH`), or `false` (default) for the JS walk:
+   * measured on 16.8k files, the walk took 0.4-0.5 s and `rg --files` through the turn's
+   * environment 0.9-1.2 s (a process start per call, 16.8k lines parsed), so rg is opt-in.
+   */
+  ripgrep?: string | boolean;
 }
 
 const fail = (message: string): FunctionCallError => FunctionCallError.respondToModel(message);
@@ -72,8 +76,8 @@ const namesHidden = (pattern: string): boolean =>
 
 /**
  * `glob`: files whose path under `path` (default the turn's cwd) matches a glob, newest first,
- * as absolute paths (as grep_files lists them). The files are those `rg --files` lists when rg
- * is present, else grep_files' walk (the same ignore rules); the glob dialect is ripgrep's
+ * as absolute paths (as grep_files lists them). The files are grep_files' walk's (ripgrep's
+ * ignore rules), or those `rg --files` lists with `ripgrep`; the glob dialect is ripgrep's
  * `--glob`, matched here for both. Read-only and parallel.
  */
 export class GlobHandler implements ToolHandler {
@@ -122,7 +126,8 @@ export class GlobHandler implements ToolHandler {
     let shown: string[];
     try {
       const hidden = namesHidden(rest);
-      const rg = this.opts.ripgrep === undefined ? await findRipgrep() : this.opts.ripgrep || null;
+      const { ripgrep = false } = this.opts;
+      const rg = ripgrep === true ? await findRipgrep() : ripgrep || null;
       // rg skips hidden files unless told; with `--hidden` it lists `.git` too, which the walk never does.
       const rgArgs = ["--files", ...(hidden ? ["--hidden", "--glob", "!.git"] : [])];
       const listed = rg ? await ripgrepPaths(env, rg, rgArgs, root, time.signal, inv.turn.cwd) : undefined;
