@@ -21,6 +21,7 @@ import {
   userShell,
 } from "../shell/index.js";
 import { chunkBudget, clampYield, formatUnifiedExec } from "./format.js";
+import { quietMsOf, type YieldMode } from "./idleYield.js";
 import type { ExecSessionManager } from "./manager.js";
 import { readStreaming } from "./streaming.js";
 import { requestedEscalation, type EscalationArgs } from "./escalation.js";
@@ -34,6 +35,8 @@ export interface ExecCommandArgs extends EscalationArgs {
   tty?: boolean;
   yield_time_ms?: number;
   max_output_tokens?: number;
+  /** Offered with the router option `execIdleYield`. */
+  yield?: YieldMode;
 }
 
 const DEFAULT_YIELD_MS = 10_000;
@@ -156,6 +159,7 @@ export class ExecCommandHandler implements ToolHandler {
               clampYield(args.yield_time_ms ?? DEFAULT_YIELD_MS),
               inv.signal,
               chunkBudget(args.max_output_tokens, turn.truncationPolicy),
+              quietMsOf(args),
             ),
           ),
         );

@@ -1,6 +1,8 @@
+import type { FunctionToolSpec } from "../../protocol/index.js";
 import type { ToolFactory } from "../../registry/index.js";
 import { EXEC_COMMAND_SPEC, WRITE_STDIN_SPEC } from "./definition.js";
 import { ExecCommandHandler } from "./execCommandHandler.js";
+import { withIdleYield } from "./idleYield.js";
 import { ExecSessionManager } from "./manager.js";
 import { WriteStdinHandler } from "./writeStdinHandler.js";
 
@@ -9,6 +11,11 @@ export interface UnifiedExecToolConfig {
   shell?: "shell" | "shell_command" | "unified_exec" | false;
   /** Sessions kept at once; default 64 (the least recently used closed first). */
   maxExecSessions?: number;
+  /**
+   * Offer `yield: "until_idle"` on both tools (beyond Codex): a call returns once its output
+   * has gone quiet for 20 ms instead of waiting the whole `yield_time_ms`. Default false.
+   */
+  execIdleYield?: boolean;
 }
 
 /**
@@ -19,14 +26,15 @@ export const unifiedExecToolFactory: ToolFactory<UnifiedExecToolConfig> = (confi
   if (config.shell !== "unified_exec") return [];
   const sessions = new ExecSessionManager(config.maxExecSessions, ctx.spill);
   const close = (): Promise<void> => sessions.close();
+  const offered = config.execIdleYield === true ? withIdleYield : (spec: FunctionToolSpec) => spec;
   return [
     {
-      spec: EXEC_COMMAND_SPEC,
+      spec: offered(EXEC_COMMAND_SPEC),
       handler: new ExecCommandHandler(sessions, ctx.fileReads),
       supportsParallel: true,
       close,
     },
-    { spec: WRITE_STDIN_SPEC, handler: new WriteStdinHandler(sessions), supportsParallel: true, close },
+    { spec: offered(WRITE_STDIN_SPEC), handler: new WriteStdinHandler(sessions), supportsParallel: true, close },
   ];
 };
 

@@ -109,20 +109,25 @@ export class ExecSession {
   /**
    * Waits until `yieldMs` passed or the process exited (or `signal` aborts), then returns the
    * output gathered since the last read; with a spill store, a chunk longer than `budget` bytes
-   * is kept whole in a file the chunk names.
+   * is kept whole in a file the chunk names. With `quietMs`, output that arrives during the
+   * wait and is then followed by `quietMs` of silence ends it early.
    */
-  async read(yieldMs: number, signal: AbortSignal, budget: number): Promise<SessionChunk> {
+  async read(yieldMs: number, signal: AbortSignal, budget: number, quietMs?: number): Promise<SessionChunk> {
     if (!this.exited) {
       await new Promise<void>((resolve) => {
         const timer = setTimeout(finish, yieldMs);
+        let quiet: NodeJS.Timeout | undefined;
         function finish(): void {
           clearTimeout(timer);
+          clearTimeout(quiet);
           signal.removeEventListener("abort", finish);
           resolve();
         }
         signal.addEventListener("abort", finish, { once: true });
         this.wake = () => {
           if (this.exited) finish();
+          // Each chunk restarts the quiet period (`refresh` re-arms the timer in place).
+          else if (quietMs !== undefined) quiet = quiet?.refresh() ?? setTimeout(finish, quietMs);
         };
       });
       this.wake = undefined;

@@ -5,6 +5,7 @@ import { bashParserReady, needsBashParser, now, scriptCommands } from "../../uti
 import { isKnownSafeCommand, knownSafeOrLoad, userShell } from "../shell/index.js";
 import { execArgv, execCommandSubject, type ExecCommandArgs } from "./execCommandHandler.js";
 import { chunkBudget, clampYield, formatUnifiedExec } from "./format.js";
+import { quietMsOf, type YieldMode } from "./idleYield.js";
 import type { ExecSessionManager } from "./manager.js";
 import { readStreaming } from "./streaming.js";
 
@@ -14,6 +15,8 @@ export interface WriteStdinArgs {
   chars?: string;
   yield_time_ms?: number;
   max_output_tokens?: number;
+  /** Offered with the router option `execIdleYield`. */
+  yield?: YieldMode;
 }
 
 const DEFAULT_YIELD_MS = 250;
@@ -143,7 +146,9 @@ export class WriteStdinHandler implements ToolHandler {
       }
       const wait = chars === "" ? pollWait(yieldMs) : clampYield(yieldMs ?? DEFAULT_YIELD_MS);
       const budget = chunkBudget(maxOutputTokens, inv.turn.truncationPolicy);
-      const chunk = await readStreaming(session, inv, () => session.read(wait, inv.signal, budget));
+      const chunk = await readStreaming(session, inv, () =>
+        session.read(wait, inv.signal, budget, quietMsOf(inv.args as WriteStdinArgs)),
+      );
       if (chunk.exitCode !== undefined) this.sessions.remove(session);
       const body = formatUnifiedExec(chunk, {
         wallMs: now() - started,

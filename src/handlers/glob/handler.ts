@@ -1,10 +1,10 @@
-import { isAbsolute, join, resolve } from "node:path";
+import { isAbsolute, join, relative, resolve } from "node:path";
 import { FunctionCallError, type FunctionToolSpec, type ToolOutput } from "../../protocol/index.js";
 import type { PolicySubject, ToolFactory, ToolHandler, ToolInvocation } from "../../registry/index.js";
 import { environmentOf, filesOf } from "../../sandbox/index.js";
 import { deadline } from "../../turn/index.js";
 import { errorMessage, formatSecondsExact } from "../../util/index.js";
-import { compileGlob, newestFirst, walkFiles } from "../grep_files/index.js";
+import { compileGlob, findRipgrep, newestFirst, ripgrepPaths, toSlash, walkFiles } from "../grep_files/index.js";
 
 const DEFAULT_LIMIT = 100;
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -44,6 +44,12 @@ export interface GlobOptions {
   limit?: number;
   /** Default 30 s. */
   timeoutMs?: number;
+  /**
+   * `rg` to list the files with (`true`: the one on `PATH`), or `false` (default) for the JS walk:
+   * measured on 16.8k files, the walk took 0.4-0.5 s and `rg --files` through the turn's
+   * environment 0.9-1.2 s (a process start per call, 16.8k lines parsed), so rg is opt-in.
+   */
+  ripgrep?: string | boolean;
 }
 
 const fail = (message: string): FunctionCallError => FunctionCallError.respondToModel(message);
@@ -70,8 +76,9 @@ const namesHidden = (pattern: string): boolean =>
 
 /**
  * `glob`: files whose path under `path` (default the turn's cwd) matches a glob, newest first,
- * as absolute paths (as grep_files lists them). The walk is grep_files' (gitignore-aware,
- * ripgrep's defaults); the glob dialect is ripgrep's `--glob`. Read-only and parallel.
+ * as absolute paths (as grep_files lists them). The files are grep_files' walk's (ripgrep's
+ * ignore rules), or those `rg --files` lists with `ripgrep`; the glob dialect is ripgrep's
+ * `--glob`, matched here for both. Read-only and parallel.
  */
 export class GlobHandler implements ToolHandler {
   readonly kind = "function" as const;
@@ -101,7 +108,8 @@ export class GlobHandler implements ToolHandler {
     }
     const base = resolve(inv.turn.cwd, args.path ?? ".");
     const root = resolve(base, dir);
-    await environmentOf(inv.turn).checkRead(root, { cwd: inv.turn.cwd });
+    const env = environmentOf(inv.turn);
+    await env.checkRead(root, { cwd: inv.turn.cwd });
     const files = filesOf(inv.turn);
     let info;
     try {
@@ -117,10 +125,19 @@ export class GlobHandler implements ToolHandler {
     const found: string[] = [];
     let shown: string[];
     try {
-      const walk = { files, signal: time.signal, hidden: namesHidden(rest) };
-      await walkFiles(root, walk, (path, rel) => {
-        if (rule.regex.test(rel)) found.push(path);
-      });
+      const hidden = namesHidden(rest);
+      const { ripgrep = false } = this.opts;
+      const rg = ripgrep === true ? await findRipgrep() : ripgrep || null;
+      // rg skips hidden files unless told; with `--hidden` it lists `.git` too, which the walk never does.
+      const rgArgs = ["--files", ...(hidden ? ["--hidden", "--glob", "!.git"] : [])];
+      const listed = rg ? await ripgrepPaths(env, rg, rgArgs, root, time.signal, inv.turn.cwd) : undefined;
+      if (listed) {
+        for (const path of listed) if (rule.regex.test(toSlash(relative(root, path)))) found.push(path);
+      } else {
+        await walkFiles(root, { files, signal: time.signal, hidden }, (path, rel) => {
+          if (rule.regex.test(rel)) found.push(path);
+        });
+      }
       shown = await newestFirst(files, found, limit, time.signal);
     } catch (err) {
       if (inv.signal.aborted) throw err;

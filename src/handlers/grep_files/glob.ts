@@ -1,5 +1,5 @@
 /**
- * Gitignore-style globs (the dialect of ripgrep's `--glob` and of `.gitignore`), compiled to
+ * Gitignore-style globs (the dialect of ripgrep's `--glob`), compiled to
  * regular expressions over `/`-separated relative paths.
  */
 
@@ -85,19 +85,4 @@ export function compileGlob(line: string): GlobRule {
   if (pattern.startsWith("/")) pattern = pattern.slice(1);
   const prefix = anchored || pattern.startsWith("**/") ? "" : "(?:.*/)?";
   return { regex: new RegExp(`^${prefix}${globBody(pattern)}$`), negated, dirOnly };
-}
-
-/** The rules of an ignore file (`.gitignore`, `.ignore`): blank lines and comments skipped. */
-export function parseIgnoreFile(text: string): GlobRule[] {
-  const rules: GlobRule[] = [];
-  for (const raw of text.split(/\r?\n/)) {
-    const line = raw.replace(/(?<!\\)\s+$/, "");
-    if (line === "" || line.startsWith("#")) continue;
-    try {
-      rules.push(compileGlob(line));
-    } catch {
-      // git ignores a malformed line; so do we
-    }
-  }
-  return rules;
 }

@@ -92,8 +92,11 @@ export class GrepFilesHandler implements ToolHandler {
     const req: SearchRequest = { pattern, include, root, signal, files };
     let results: string[];
     try {
-      const found = (rg ? await runRipgrep(env, rg, req, inv.turn.cwd) : undefined) ?? (await searchWithJs(req));
-      results = await newestFirst(files, found, Math.min(requested, MAX_LIMIT), signal);
+      const cut = Math.min(requested, MAX_LIMIT);
+      const found = rg ? await runRipgrep(env, rg, req, inv.turn.cwd) : undefined;
+      results = found
+        ? await newestFirst(files, found, cut, signal)
+        : (await searchWithJs(req, cut)).map((d) => d.path);
     } catch (err) {
       if (inv.signal.aborted || err instanceof FunctionCallError) throw err;
       if (limit.expired)

@@ -5,7 +5,8 @@ export {
   type GrepFilesToolConfig,
   grepFilesToolFactory,
 } from "./handler.js";
-/** Shared with the glob tool: the gitignore-aware walk, newest-first ordering and the glob dialect. */
-export { walkFiles } from "./walk.js";
+/** Shared with the glob tool: the gitignore-aware walk, ripgrep, newest-first ordering and the glob dialect. */
+export { toSlash, walkFiles } from "./walk.js";
 export { newestFirst } from "./fallback.js";
+export { findRipgrep, ripgrepPaths } from "./ripgrep.js";
 export { compileGlob } from "./glob.js";

@@ -15,34 +15,32 @@ export const findRipgrep = (pathEnv: string | undefined = process.env["PATH"]): 
 const NOT_FOUND_EXIT_CODE = 127;
 
 /**
- * Every path `rg --files-with-matches` prints, as Codex runs it but unsorted, run through the
- * turn's environment (its sandbox and environment policy). The request's signal kills rg.
+ * Every line (a path) that `rg ARGS -- ROOT` prints, run through the turn's environment (its
+ * sandbox and environment policy); `signal` kills rg. Exit 1 (nothing found) is an empty list.
  * Undefined when the environment has no `rg` at the host's path (a container whose image lacks
- * it): the caller then searches the files itself, on the host, where the workspace is.
+ * it): the caller then walks the files itself, on the host, where the workspace is.
  */
-export async function runRipgrep(
+export async function ripgrepPaths(
   env: ExecEnvironment,
   rg: string,
-  req: SearchRequest,
+  args: string[],
+  root: string,
+  signal: AbortSignal,
   cwd: string,
 ): Promise<string[] | undefined> {
-  const args = ["--files-with-matches", "--regexp", req.pattern, "--no-messages"];
-  if (req.include !== undefined) args.push("--glob", req.include);
-  for (const dir of ALWAYS_SKIPPED_DIRS) args.push("--glob", `!${dir}`);
-  args.push("--", req.root);
-
   const results: string[] = [];
   let partial = "";
   let stderr = "";
   const decoder = { out: new TextDecoder(), err: new TextDecoder() };
-  // `req.root` is absolute, so rg prints absolute paths whatever its working directory.
+  for (const dir of ALWAYS_SKIPPED_DIRS) args.push("--glob", `!${dir}`);
+  // `root` is absolute, so rg prints absolute paths whatever its working directory.
   const run = await runCommand(
     env,
-    { argv: [rg, ...args], cwd },
+    { argv: [rg, ...args, "--no-messages", "--", root], cwd },
     {
       // The search's deadline is the request's signal.
       timeoutMs: MAX_TIMER_MS,
-      signal: req.signal,
+      signal,
       killGraceMs: 0,
       onOutput: (stream, chunk) => {
         if (stream === "stderr") {
@@ -59,7 +57,7 @@ export async function runRipgrep(
       `failed to launch ripgrep at \`${rg}\`: ${errorMessage(err)}. Ensure ripgrep is installed and on PATH.`,
     );
   });
-  if (run.aborted) throw req.signal.reason;
+  if (run.aborted) throw signal.reason;
   partial += decoder.out.decode();
   if (partial !== "") results.push(partial);
   // Exit 2 with matches: some files could not be read; the matches still stand.
@@ -67,4 +65,16 @@ export async function runRipgrep(
   if (run.exitCode === 1) return [];
   if (run.exitCode === NOT_FOUND_EXIT_CODE && results.length === 0) return undefined;
   throw FunctionCallError.respondToModel(`rg failed: ${stderr.trim() || `exit code ${String(run.exitCode)}`}`);
+}
+
+/** Every path `rg --files-with-matches` prints, as Codex runs it but unsorted. */
+export function runRipgrep(
+  env: ExecEnvironment,
+  rg: string,
+  req: SearchRequest,
+  cwd: string,
+): Promise<string[] | undefined> {
+  const args = ["--files-with-matches", "--regexp", req.pattern];
+  if (req.include !== undefined) args.push("--glob", req.include);
+  return ripgrepPaths(env, rg, args, req.root, req.signal, cwd);
 }

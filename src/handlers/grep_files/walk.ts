@@ -1,39 +1,60 @@
 import { dirname, join, relative, sep } from "node:path";
+import ignore, { type Ignore } from "ignore";
 import type { DirEntry, FileOps } from "../../protocol/index.js";
-import { parseIgnoreFile, type GlobRule } from "./glob.js";
 
 /** Directories never searched, by either path (ripgrep gets a matching `--glob`). */
 export const ALWAYS_SKIPPED_DIRS = ["node_modules"];
 
-interface ScopedRule extends GlobRule {
+/** Directories read at once: enough to hide each `readdir`'s latency, few enough for a helper's pipe. */
+const DIR_CONCURRENCY = 8;
+
+/** One directory's ignore files, matched against paths relative to it. */
+interface Scope {
   base: string;
+  rules: Ignore;
 }
 
-const toSlash = (p: string): string => (sep === "/" ? p : p.split(sep).join("/"));
+export const toSlash = (p: string): string => (sep === "/" ? p : p.split(sep).join("/"));
 
-function ignoredBy(rules: ScopedRule[], path: string, isDir: boolean): boolean {
-  let ignored = false;
-  for (const rule of rules) {
-    if (rule.dirOnly && !isDir) continue;
-    const rel = toSlash(relative(rule.base, path));
-    if (rel === "" || rel.startsWith("..")) continue;
-    if (rule.regex.test(rel)) ignored = !rule.negated;
+/**
+ * Ripgrep's verdict: the deepest directory whose rules decide (ignore or re-include) wins,
+ * as a nested `.gitignore` overrides its parent's.
+ */
+function ignoredBy(scopes: readonly Scope[], path: string, isDir: boolean): boolean {
+  for (let i = scopes.length - 1; i >= 0; i--) {
+    const scope = scopes[i] as Scope;
+    const rel = toSlash(relative(scope.base, path));
+    const verdict = scope.rules.test(isDir ? `${rel}/` : rel);
+    if (verdict.ignored) return true;
+    if (verdict.unignored) return false;
   }
-  return ignored;
+  return false;
 }
 
-async function readIgnoreRules(files: FileOps, dir: string, names: string[]): Promise<ScopedRule[]> {
-  const rules: ScopedRule[] = [];
-  for (const name of names) {
-    try {
-      const text = (await files.read(join(dir, name))).data.toString("utf8");
-      for (const rule of parseIgnoreFile(text)) rules.push({ ...rule, base: dir });
-    } catch {
-      // no such ignore file
-    }
+async function readText(files: FileOps, path: string): Promise<string | undefined> {
+  try {
+    return (await files.read(path)).data.toString("utf8");
+  } catch {
+    return undefined; // no such ignore file, or unreadable: ripgrep goes on without it
   }
-  return rules;
 }
+
+/**
+ * The scope of `dir` from the ignore files among `names`, in ripgrep's rising precedence
+ * (`.git/info/exclude`, `.gitignore`, `.ignore`, `.rgignore`: later rules win), or none.
+ */
+async function scopeOf(files: FileOps, dir: string, names: readonly string[]): Promise<Scope | undefined> {
+  const texts = await Promise.all(names.map((name) => readText(files, join(dir, name))));
+  const present = texts.filter((t): t is string => t !== undefined);
+  if (present.length === 0) return undefined;
+  const rules = ignore({ ignorecase: false });
+  for (const text of present) rules.add(text);
+  return { base: dir, rules };
+}
+
+const GIT_NAMES = [".git/info/exclude", ".gitignore", ".ignore", ".rgignore"];
+const IN_GIT_NAMES = [".gitignore", ".ignore", ".rgignore"];
+const PLAIN_NAMES = [".ignore", ".rgignore"];
 
 async function exists(files: FileOps, path: string): Promise<boolean> {
   return files.stat(path).then(
@@ -43,26 +64,22 @@ async function exists(files: FileOps, path: string): Promise<boolean> {
 }
 
 /** Ignore files that apply from above the root, as ripgrep reads them: `.gitignore` only inside a git repository. */
-async function ancestorRules(files: FileOps, root: string): Promise<{ rules: ScopedRule[]; inGitRepo: boolean }> {
+async function ancestorScopes(files: FileOps, root: string): Promise<{ scopes: Scope[]; inGitRepo: boolean }> {
   const ancestors: string[] = [];
   for (let dir = root, parent = dirname(dir); ; dir = parent, parent = dirname(dir)) {
     ancestors.unshift(dir);
     if (parent === dir) break;
   }
-  let gitRootIndex = -1;
-  for (let i = ancestors.length - 1; i >= 0; i--) {
-    if (await exists(files, join(ancestors[i] as string, ".git"))) {
-      gitRootIndex = i;
-      break;
-    }
+  const isGit = await Promise.all(ancestors.map((dir) => exists(files, join(dir, ".git"))));
+  const gitRootIndex = isGit.lastIndexOf(true);
+  const scopes: Scope[] = [];
+  // The root itself counts as an ancestor: the walk reads the ignore files of the directories below it.
+  for (let i = 0; i < ancestors.length; i++) {
+    const names = i === gitRootIndex ? GIT_NAMES : gitRootIndex !== -1 && i > gitRootIndex ? IN_GIT_NAMES : PLAIN_NAMES;
+    const scope = await scopeOf(files, ancestors[i] as string, names);
+    if (scope) scopes.push(scope);
   }
-  const rules: ScopedRule[] = [];
-  // The root itself is read when the walk enters it.
-  for (let i = 0; i < ancestors.length - 1; i++) {
-    const names = gitRootIndex !== -1 && i >= gitRootIndex ? [".gitignore", ".ignore"] : [".ignore"];
-    rules.push(...(await readIgnoreRules(files, ancestors[i] as string, names)));
-  }
-  return { rules, inGitRepo: gitRootIndex !== -1 };
+  return { scopes, inGitRepo: gitRootIndex !== -1 };
 }
 
 export interface WalkOptions {
@@ -79,41 +96,75 @@ export interface WalkOptions {
 }
 
 /**
- * Every regular file under the directory `root` that ripgrep would search, sorted by name within
- * each directory: hidden files and symlinks skipped, `node_modules` skipped, `.gitignore` honoured
- * inside git repositories (from the repository's root down) and `.ignore` everywhere. `visit`
- * gets the absolute path and the `/`-separated path from `root`. Shared by grep_files' JS search
- * and the glob tool.
+ * Every regular file under the directory `root` that ripgrep would search: hidden files and
+ * symlinks skipped, `node_modules` skipped, `.gitignore` and `.git/info/exclude` honoured inside
+ * git repositories (from the repository's root down), `.ignore` and `.rgignore` everywhere (the
+ * `ignore` package matches each directory's rules). Directories are read several at once, so
+ * files arrive in no set order; `visit` gets the absolute path and the `/`-separated path from
+ * `root`, and the walk waits for the promise it returns (the caller's back-pressure). Shared by
+ * grep_files' JS search and the glob tool.
  */
 export async function walkFiles(
   root: string,
   opts: WalkOptions,
   visit: (path: string, rel: string) => Promise<void> | void,
 ): Promise<void> {
-  const { files } = opts;
-  const { rules: inherited, inGitRepo } = await ancestorRules(files, root);
-  const ignoreNames = inGitRepo ? [".gitignore", ".ignore"] : [".ignore"];
-  const stack: Array<{ dir: string; rules: ScopedRule[] }> = [{ dir: root, rules: inherited }];
-  for (let next = stack.pop(); next; next = stack.pop()) {
-    opts.signal.throwIfAborted();
-    const rules = next.rules.concat(await readIgnoreRules(files, next.dir, ignoreNames));
+  const { files, signal } = opts;
+  const { scopes: inherited, inGitRepo } = await ancestorScopes(files, root);
+  const ignoreNames = inGitRepo ? IN_GIT_NAMES : PLAIN_NAMES;
+
+  const walkDir = async (dir: string, scopes: readonly Scope[], own: boolean): Promise<Array<[string, Scope[]]>> => {
+    signal.throwIfAborted();
     let dirents: DirEntry[];
     try {
-      dirents = await files.readdir(next.dir);
+      dirents = await files.readdir(dir);
     } catch {
-      continue;
+      return [];
     }
-    dirents.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    let active = scopes as Scope[];
+    // Only the ignore files the directory holds are read (the root's came with its ancestors).
+    const names = own ? ignoreNames.filter((n) => dirents.some((d) => d.name === n)) : [];
+    const scope = names.length > 0 ? await scopeOf(files, dir, names) : undefined;
+    if (scope) active = [...scopes, scope];
+    const subdirs: Array<[string, Scope[]]> = [];
     for (const d of dirents) {
       if (d.kind === "symlink" || (d.name.startsWith(".") && (opts.hidden !== true || d.name === ".git"))) continue;
-      const path = join(next.dir, d.name);
+      const path = join(dir, d.name);
       const isDir = d.kind === "directory";
       if (isDir && ALWAYS_SKIPPED_DIRS.includes(d.name)) continue;
-      if (ignoredBy(rules, path, isDir)) continue;
+      if (!isDir && d.kind !== "file") continue;
+      if (ignoredBy(active, path, isDir)) continue;
       const rel = toSlash(relative(root, path));
       if (opts.accept && !opts.accept(rel, isDir)) continue;
-      if (isDir) stack.push({ dir: path, rules });
-      else if (d.kind === "file") await visit(path, rel);
+      if (isDir) subdirs.push([path, active]);
+      else await visit(path, rel);
     }
-  }
+    return subdirs;
+  };
+
+  // A small work queue: up to DIR_CONCURRENCY directories in flight, the first failure ends the walk.
+  const queue: Array<[string, Scope[], boolean]> = [[root, inherited, false]];
+  await new Promise<void>((resolve, reject) => {
+    let running = 0;
+    let failed = false;
+    const pump = (): void => {
+      while (!failed && running < DIR_CONCURRENCY && queue.length > 0) {
+        const [dir, scopes, own] = queue.pop() as [string, Scope[], boolean];
+        running++;
+        walkDir(dir, scopes, own).then(
+          (subdirs) => {
+            running--;
+            for (const [sub, subScopes] of subdirs) queue.push([sub, subScopes, true]);
+            if (running === 0 && queue.length === 0) resolve();
+            else pump();
+          },
+          (err: unknown) => {
+            failed = true;
+            reject(err);
+          },
+        );
+      }
+    };
+    pump();
+  });
 }

@@ -92,10 +92,12 @@ export class ReadFileHandler implements ToolHandler {
       real.status === "fulfilled"
         ? await this.fileReads?.snapshotOf(files, real.value, first.value.stat, first.value.data)
         : undefined;
-    const read = async (position: number, length: number): Promise<Buffer> =>
-      position === 0 && length === READ_CHUNK_BYTES
-        ? first.value.data
-        : (await files.read(path, { position, length })).data;
+    // The call's signal is read only past the first chunk: a small file needs no AbortController.
+    const read = async (position: number, length: number): Promise<Buffer> => {
+      if (position === 0 && length === READ_CHUNK_BYTES) return first.value.data;
+      inv.signal.throwIfAborted();
+      return (await files.read(path, { position, length })).data;
+    };
     const decoder = new TextDecoder("utf-8");
     const collected: string[] = [];
     let binary = false;
@@ -103,7 +105,6 @@ export class ReadFileHandler implements ToolHandler {
     try {
       seen = await readLines(read, {
         maxLineBytes: MAX_LINE_BYTES,
-        signal: inv.signal,
         onFirstChunk: (head) => !(binary = looksBinary(head)),
         visit: ({ number, bytes }) => {
           if (number < offset) return true;

@@ -1,6 +1,12 @@
-import { specName, type FunctionToolSpec, type ToolOutput } from "../../protocol/index.js";
+import { specName, type ConfiguredToolSpec, type FunctionToolSpec, type ToolOutput } from "../../protocol/index.js";
 import type { McpToolSource, ToolActivation, ToolFactory, ToolHandler, ToolInvocation } from "../../registry/index.js";
-import { rankTools } from "./rank.js";
+import { ToolIndex } from "./rank.js";
+
+interface Listed {
+  name: string;
+  description: string;
+  parameters: unknown;
+}
 
 const DEFAULT_LIMIT = 5;
 
@@ -25,6 +31,8 @@ const TOOL_SEARCH_SPEC: FunctionToolSpec = {
 /** Ranks the MCP tools listed now, activates the matches and answers with their specs. */
 class ToolSearchHandler implements ToolHandler {
   readonly kind = "function" as const;
+  /** The index of the tool list it was built from (the MCP manager replaces the list when it changes). */
+  private index: { from: ConfiguredToolSpec[]; index: ToolIndex<Listed> } | undefined;
 
   constructor(
     private readonly mcp: McpToolSource,
@@ -33,20 +41,26 @@ class ToolSearchHandler implements ToolHandler {
 
   handle(inv: ToolInvocation): Promise<ToolOutput> {
     const { query, limit = DEFAULT_LIMIT } = inv.args as { query: string; limit?: number };
-    const tools = this.mcp
-      .configuredSpecs()
-      .flatMap(({ spec }) =>
-        spec.type === "function"
-          ? [{ name: specName(spec), description: spec.description, parameters: spec.parameters }]
-          : [],
-      );
-    const found = rankTools(tools, query, limit);
+    const found = this.indexNow().search(query, limit);
     this.activation.activate(found.map((t) => t.name));
     const body =
       found.length === 0
         ? `No tool matches ${JSON.stringify(query)}; try other keywords.`
         : `Found ${found.length} tool(s); they can be called from your next request:\n${found.map((t) => JSON.stringify(t)).join("\n")}`;
     return Promise.resolve({ kind: "function", body, success: found.length > 0 });
+  }
+
+  private indexNow(): ToolIndex<Listed> {
+    const specs = this.mcp.configuredSpecs();
+    if (this.index?.from !== specs) {
+      const tools = specs.flatMap(({ spec }) =>
+        spec.type === "function"
+          ? [{ name: specName(spec), description: spec.description, parameters: spec.parameters }]
+          : [],
+      );
+      this.index = { from: specs, index: new ToolIndex(tools) };
+    }
+    return this.index.index;
   }
 }
 
@@ -60,4 +74,4 @@ export const toolSearchFactory: ToolFactory<ToolSearchConfig> = (config, ctx) =>
     ? [{ spec: TOOL_SEARCH_SPEC, handler: new ToolSearchHandler(ctx.mcp, ctx.activation), supportsParallel: true }]
     : [];
 
-export { rankTools } from "./rank.js";
+export { rankTools, stem, ToolIndex } from "./rank.js";

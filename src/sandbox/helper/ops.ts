@@ -116,12 +116,16 @@ function fileOps(sys: Sys): FileOps {
     const chunks: Buffer[] = [];
     let total = 0;
     while (total < length) {
-      const want = Math.min(length - total, Math.max(size - position - total, READ_STEP));
+      // One byte beyond the stated size: a short read of a regular file is its end, so a
+      // whole small file takes one read into a buffer of its size.
+      const left = size - position - total;
+      const want = Math.min(length - total, left >= 0 ? left + 1 : READ_STEP);
       const buf = Buffer.allocUnsafe(want);
       const n = await sys.read(fd, buf, 0, want, position + total);
       if (n === 0) break;
       chunks.push(n === want ? buf : buf.subarray(0, n));
       total += n;
+      if (n < want) break;
     }
     return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, total);
   }

@@ -1,0 +1,61 @@
+/**
+ * `npx tsx bench/readFile.ts [--reps N] [--base DIST] [--new DIST]`: read_file of a 515-line
+ * file through the runtime (a session router with its read ledger), base build vs this one,
+ * beside a raw `readFile` + line numbering; 200 calls a sample, interleaved, medians [p25–p75].
+ */
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { type Build, flag, interleaved, loadBuilds, machineLine } from "./lib/builds.js";
+
+const reps = Number(flag("reps", "7"));
+const PER_SAMPLE = 200;
+const dir = await mkdtemp(path.join(os.tmpdir(), "bench-read-file-"));
+const file = path.join(dir, "a.ts");
+await writeFile(file, Array.from({ length: 515 }, (_, i) => `const line${i} = ${i}; // some text`).join("\n"));
+const { base, next } = await loadBuilds();
+
+async function reader(lib: Build): Promise<{ run: () => Promise<void>; close: () => Promise<void> }> {
+  const router = await lib.createToolRouter({});
+  const turn = lib.createTurnContext({ cwd: dir });
+  let n = 0;
+  return {
+    run: async () => {
+      for (let i = 0; i < PER_SAMPLE; i++) {
+        const runtime = new lib.ToolCallRuntime(router, turn);
+        const args = JSON.stringify({ file_path: file, limit: 2000 });
+        runtime.submit({ type: "function_call", call_id: `r${++n}`, name: "read_file", arguments: args });
+        const [item] = await runtime.drain();
+        const out = (item as { output: string }).output;
+        if (!out.includes("L515: ")) throw new Error(`read_file failed: ${out.slice(0, 200)}`);
+      }
+    },
+    close: () => router.close(),
+  };
+}
+const readers = [await reader(base), await reader(next)];
+try {
+  process.stdout.write(`${machineLine()}\nread_file 515 lines, ${PER_SAMPLE} calls a sample, ${reps} reps\n`);
+  const rows = await interleaved(
+    [
+      { id: "base", run: (readers[0] as { run: () => Promise<void> }).run },
+      { id: "new", run: (readers[1] as { run: () => Promise<void> }).run },
+      {
+        id: "raw readFile + numbering",
+        run: async () => {
+          for (let i = 0; i < PER_SAMPLE; i++) {
+            const text = await readFile(file, "utf8");
+            if (!text.split("\n").map((l, j) => `L${j + 1}: ${l}`)[0]) throw new Error("empty");
+          }
+        },
+      },
+    ],
+    reps,
+    2,
+  );
+  for (const [id, row] of rows)
+    process.stdout.write(`${id}: ${((row.median / PER_SAMPLE) * 1000).toFixed(0)} µs/call\n`);
+} finally {
+  await Promise.all(readers.map((r) => r.close()));
+  await rm(dir, { recursive: true, force: true });
+}
