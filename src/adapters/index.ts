@@ -1,4 +1,4 @@
-export { toolAnswer, type OutputLike, type ToolAnswer } from "./outcomes.js";
+export { dataUrlImage, toolAnswer, type OutputLike, type ToolAnswer } from "./outcomes.js";
 export {
   fromChatCompletions,
   toChatCompletionsMessages,
