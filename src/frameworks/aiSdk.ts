@@ -9,7 +9,13 @@ import { dataUrlImage } from "../adapters/index.js";
 import { toChatCompletionsTools } from "../protocol/index.js";
 import type { ToolRouter } from "../router/index.js";
 import type { TurnContext } from "../turn/index.js";
-import { FrameworkStep, type FrameworkAnswer, type FrameworkCall, type FrameworkRuntimeOptions } from "./step.js";
+import {
+  asksThroughFramework,
+  FrameworkStep,
+  type FrameworkAnswer,
+  type FrameworkCall,
+  type FrameworkRuntimeOptions,
+} from "./step.js";
 
 export type { FrameworkAnswer, FrameworkRuntimeOptions } from "./step.js";
 
@@ -31,12 +37,7 @@ export interface AiSdkToolsOptions extends FrameworkRuntimeOptions {
  * `error-text` when the call failed.
  */
 export function aiSdkTools<Ctx>(router: ToolRouter<Ctx>, turn: TurnContext, opts: AiSdkToolsOptions = {}): ToolSet {
-  const permissions = turn.permissions;
-  const viaAiSdk =
-    (opts.approvals ?? "ai-sdk") === "ai-sdk" &&
-    permissions !== undefined &&
-    permissions.approve === undefined &&
-    !permissions.nonInteractive;
+  const viaAiSdk = asksThroughFramework(turn, opts.approvals === "turn" ? "turn" : "framework");
   // The AI SDK hands every callback of one step the same messages array: it names the step.
   const steps = new WeakMap<object, FrameworkStep<Ctx>>();
   const stepOf = (messages: ModelMessage[], signal: AbortSignal | undefined): FrameworkStep<Ctx> => {
@@ -44,12 +45,12 @@ export function aiSdkTools<Ctx>(router: ToolRouter<Ctx>, turn: TurnContext, opts
     if (!step) {
       step = new FrameworkStep(router, turn, {
         ...opts,
-        signal,
+        callSignal: signal,
         frameworkApprovals: viaAiSdk,
         approved: approvedCallIds(messages),
       });
       steps.set(messages, step);
-    }
+    } else step.follow(signal);
     return step;
   };
 

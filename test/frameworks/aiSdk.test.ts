@@ -106,6 +106,7 @@ describe("toolcall-runtime/ai-sdk", () => {
     for (const c of ALL_CALLS)
       expect([c.callId, answered.get(c.callId)?.text]).toEqual([c.callId, direct.get(c.callId)]);
     expect(answered.get("h1")?.aborted).toBe(true);
+    await seen.hangAborted;
     expect(answered.get("a5")?.aborted).toBe(true);
     expect(seen.log).not.toContain("read queued:start");
     // What reached the model is the answer's mapping.

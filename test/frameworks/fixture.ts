@@ -50,6 +50,9 @@ export class Observed {
   private readonly waiting = new Map<string, Array<() => void>>();
   private hangStarted!: () => void;
   readonly hangRunning = new Promise<void>((resolve) => (this.hangStarted = resolve));
+  private hangStopped!: () => void;
+  /** Resolves when the hanging call's handler saw its abort signal. */
+  readonly hangAborted = new Promise<void>((resolve) => (this.hangStopped = resolve));
 
   /** Resolves once `count` calls of `key` are inside it at once: only overlapping calls pass. */
   meet(key: string, count: number): Promise<void> {
@@ -61,8 +64,14 @@ export class Observed {
     });
   }
 
-  hang(): void {
+  hang(signal: AbortSignal): Promise<never> {
     this.hangStarted();
+    return new Promise((_, reject) => {
+      signal.addEventListener("abort", () => {
+        this.hangStopped();
+        reject(new Error("aborted"));
+      });
+    });
   }
 }
 
@@ -100,14 +109,7 @@ function handlers(seen: Observed): Record<string, ToolHandler> {
     deploy: exclusive("deploy", () => Promise.resolve("deployed to prod")),
     hang: {
       kind: "function",
-      handle(inv) {
-        seen.hang();
-        return new Promise((_, reject) => {
-          inv.signal.addEventListener("abort", () => {
-            reject(new Error("aborted"));
-          });
-        });
-      },
+      handle: (inv) => seen.hang(inv.signal),
       abortedOutput: () => "hang aborted",
     },
     snap: {
