@@ -30,7 +30,7 @@ export type OpenAIAgentsParameters = Extract<
 >;
 
 /** One of the tools: a `FunctionTool` taking plain JSON Schema parameters. */
-export type OpenAIAgentsTool = FunctionTool<unknown, OpenAIAgentsParameters, unknown>;
+export type OpenAIAgentsTool = FunctionTool<unknown, OpenAIAgentsParameters>;
 
 /** What a tool returns to agents-js: text, or text and images. */
 export type OpenAIAgentsToolOutput =

@@ -87,7 +87,9 @@ describe("toolcall-runtime/openai-agents", () => {
     expect(seen.log).not.toContain("deploy:start");
 
     first.state.approve(first.interruptions[0]!);
-    void seen.hangRunning.then(() => controller.abort());
+    void seen.hangRunning.then(() => {
+      controller.abort();
+    });
     const second = await run(agent, first.state, { signal: controller.signal }).catch((err: unknown) => err);
     expect(seen.log).toContain("deploy:end");
     expect(second).toBeInstanceOf(Error);
