@@ -43,7 +43,12 @@ async function runExample(code: string): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), "readme-example-"));
   try {
     const file = join(dir, "example.mts");
-    const src = code.replaceAll('from "toolcall-runtime"', `from ${JSON.stringify(join(root, "src/index.ts"))}`);
+    const src = code
+      .replaceAll('from "toolcall-runtime"', `from ${JSON.stringify(join(root, "src/index.ts"))}`)
+      .replaceAll('from "toolcall-runtime/ai-sdk"', `from ${JSON.stringify(join(root, "src/frameworks/aiSdk.ts"))}`)
+      // The example lives in a temp dir: the frameworks resolve from this checkout (their ESM builds).
+      .replaceAll('from "ai"', `from ${JSON.stringify(join(root, "node_modules/ai/dist/index.mjs"))}`)
+      .replaceAll('from "ai/test"', `from ${JSON.stringify(join(root, "node_modules/ai/dist/test/index.mjs"))}`);
     await writeFile(file, src);
     const { stdout } = await promisify(execFile)(process.execPath, ["--import", "tsx", file], { cwd: root });
     return stdout;
@@ -55,6 +60,7 @@ async function runExample(code: string): Promise<string> {
 describe("README examples", () => {
   it("every runnable example is covered here", async () => {
     expect([...(await readmeExamples()).keys()].sort()).toEqual([
+      "ai_sdk",
       "anthropic",
       "apply_patch",
       "chat",
@@ -70,6 +76,11 @@ describe("README examples", () => {
       "shell",
       "user_input",
     ]);
+  });
+
+  it("the AI SDK example runs a generateText loop through the adapter", async () => {
+    const out = await runExample((await readmeExamples()).get("ai_sdk")!);
+    expect(out).toBe("c1: sunny in Oslo\nc2: sunny in Rome\n");
   });
 
   it("the MCP capabilities example answers server-everything's elicitation, defaults filled in", async () => {

@@ -18,3 +18,4 @@ export {
   type AnthropicToolResultBlock,
   type AnthropicToolUseBlock,
 } from "./anthropic.js";
+export { detectFormat, itemsOf, outputValues, WIRE_FORMATS, type WireFormat } from "./wireFormat.js";
