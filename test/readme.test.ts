@@ -262,7 +262,7 @@ describe("README examples", () => {
   it.skipIf(!onPath("python3") && process.env["CI"] !== "true")(
     "the Python sidecar client runs two turns, answers an approval and cancels a call",
     async () => {
-      // `npx toolcall` is this checkout's CLI, run from source.
+      // `npx --no-install toolcall` is this checkout's CLI, run from source.
       const cli = [
         process.execPath,
         "--import",
@@ -270,7 +270,7 @@ describe("README examples", () => {
         join(root, "src/cli/main.ts"),
       ];
       const code = (await pythonExample("sidecar")).replace(
-        '["npx", "toolcall",',
+        '["npx", "--no-install", "toolcall",',
         `${JSON.stringify(cli).slice(0, -1)},`,
       );
       expect(code).toContain(join(root, "src/cli/main.ts"));
