@@ -43,7 +43,12 @@ async function runExample(code: string): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), "readme-example-"));
   try {
     const file = join(dir, "example.mts");
-    const src = code.replaceAll('from "toolcall-runtime"', `from ${JSON.stringify(join(root, "src/index.ts"))}`);
+    const src = code
+      .replaceAll('from "toolcall-runtime"', `from ${JSON.stringify(join(root, "src/index.ts"))}`)
+      .replaceAll('from "toolcall-runtime/ai-sdk"', `from ${JSON.stringify(join(root, "src/frameworks/aiSdk.ts"))}`)
+      // The example lives in a temp dir: the frameworks resolve from this checkout (their ESM builds).
+      .replaceAll('from "ai"', `from ${JSON.stringify(join(root, "node_modules/ai/dist/index.mjs"))}`)
+      .replaceAll('from "ai/test"', `from ${JSON.stringify(join(root, "node_modules/ai/dist/test/index.mjs"))}`);
     await writeFile(file, src);
     const { stdout } = await promisify(execFile)(process.execPath, ["--import", "tsx", file], { cwd: root });
     return stdout;
@@ -55,6 +60,7 @@ async function runExample(code: string): Promise<string> {
 describe("README examples", () => {
   it("every runnable example is covered here", async () => {
     expect([...(await readmeExamples()).keys()].sort()).toEqual([
+      "ai_sdk",
       "anthropic",
       "apply_patch",
       "chat",
@@ -70,6 +76,11 @@ describe("README examples", () => {
       "shell",
       "user_input",
     ]);
+  });
+
+  it("the AI SDK example runs a generateText loop through the adapter", async () => {
+    const out = await runExample((await readmeExamples()).get("ai_sdk")!);
+    expect(out).toBe("c1: sunny in Oslo\nc2: sunny in Rome\n");
   });
 
   it("the MCP capabilities example answers server-everything's elicitation, defaults filled in", async () => {
@@ -251,7 +262,7 @@ describe("README examples", () => {
   it.skipIf(!onPath("python3") && process.env["CI"] !== "true")(
     "the Python sidecar client runs two turns, answers an approval and cancels a call",
     async () => {
-      // `npx toolcall` is this checkout's CLI, run from source.
+      // `npx --no-install toolcall` is this checkout's CLI, run from source.
       const cli = [
         process.execPath,
         "--import",
@@ -259,7 +270,7 @@ describe("README examples", () => {
         join(root, "src/cli/main.ts"),
       ];
       const code = (await pythonExample("sidecar")).replace(
-        '["npx", "toolcall",',
+        '["npx", "--no-install", "toolcall",',
         `${JSON.stringify(cli).slice(0, -1)},`,
       );
       expect(code).toContain(join(root, "src/cli/main.ts"));

@@ -1,6 +1,6 @@
 import type { FunctionCallItem } from "../protocol/index.js";
 import { isRecord } from "../util/index.js";
-import { toolAnswer, type OutputLike } from "./outcomes.js";
+import { dataUrlImage, toolAnswer, type OutputLike } from "./outcomes.js";
 
 export interface AnthropicToolUseBlock {
   type: "tool_use";
@@ -60,12 +60,13 @@ export function fromAnthropic(
   return items;
 }
 
-const DATA_URL = /^data:(image\/(?:jpeg|png|gif|webp));base64,(.*)$/s;
+const ANTHROPIC_IMAGE_TYPES: ReadonlySet<string> = new Set(["image/jpeg", "image/png", "image/gif", "image/webp"]);
 
 /** An `input_image` URL as an Anthropic image block; a text block saying why when it cannot be one. */
 function imageBlock(url: string): AnthropicImageBlock | AnthropicTextBlock {
-  const [, mediaType, data] = DATA_URL.exec(url) ?? [];
-  if (mediaType !== undefined && data !== undefined) {
+  const image = dataUrlImage(url);
+  if (image && ANTHROPIC_IMAGE_TYPES.has(image.mediaType)) {
+    const { mediaType, data } = image;
     return { type: "image", source: { type: "base64", media_type: mediaType as AnthropicImageMediaType, data } };
   }
   if (/^https?:\/\//.test(url)) return { type: "image", source: { type: "url", url } };

@@ -1,11 +1,10 @@
-export { type OutputLike } from "./outcomes.js";
+export { dataUrlImage, toolAnswer, type OutputLike, type ToolAnswer } from "./outcomes.js";
 export {
   fromChatCompletions,
   toChatCompletionsMessages,
   type ChatMessage,
   type ChatToolCall,
   type ChatToolMessage,
-  type ChatUserContentPart,
   type ChatUserMessage,
 } from "./chat.js";
 export {
@@ -17,3 +16,4 @@ export {
   type AnthropicToolResultBlock,
   type AnthropicToolUseBlock,
 } from "./anthropic.js";
+export { detectFormat, itemsOf, outputValues, WIRE_FORMATS, type WireFormat } from "./wireFormat.js";

@@ -37,3 +37,9 @@ function ownSuccess(item: ResponseInputItem): boolean {
   }
   return true;
 }
+
+/** A base64 `data:` URL split into its media type and data; undefined for any other address. */
+export function dataUrlImage(url: string): { mediaType: string; data: string } | undefined {
+  const [, mediaType, data] = /^data:([\w.+-]+\/[\w.+-]+);base64,(.*)$/s.exec(url) ?? [];
+  return mediaType !== undefined && data !== undefined ? { mediaType, data } : undefined;
+}

@@ -85,6 +85,10 @@ elicitation when it supports it.
                      (params, ctx) => [{ spec, handler, supportsParallel }]; repeatable
   --token TOKEN      HTTP: the bearer token clients must send (else TOOLCALL_MCP_TOKEN, else a
                      random one printed to stderr)
+  --token-file FILE  HTTP: the token kept in FILE (created once, mode 0600): it survives restarts
+  --print-config CLIENT
+                     print the config that makes CLIENT (claude, cursor, vscode, claude-code)
+                     start this command with the other options given, and exit
   --max-sessions N   HTTP: sessions at once (default 64)
   --session-idle-ms MS
                      HTTP: a session idle this long is closed (default 600000)
@@ -262,6 +266,8 @@ const commands: Record<string, Command> = {
       http: { type: "string" },
       plugin: { type: "string", multiple: true },
       token: { type: "string" },
+      "token-file": { type: "string" },
+      "print-config": { type: "string" },
       "max-sessions": { type: "string" },
       "session-idle-ms": { type: "string" },
     });
@@ -272,6 +278,9 @@ const commands: Record<string, Command> = {
       http: values.http,
       plugins: values.plugin,
       token: values.token,
+      tokenFile: values["token-file"],
+      printConfig: values["print-config"],
+      serveArgs: withoutPrintConfig(args),
       maxSessions: values["max-sessions"],
       sessionIdleMs: values["session-idle-ms"],
       version: PACKAGE_VERSION,
@@ -358,3 +367,15 @@ main(process.argv.slice(2)).then(
     process.exit(EXIT_FATAL);
   },
 );
+
+/** serve-mcp's arguments less `--print-config CLIENT`: what the printed config starts. */
+function withoutPrintConfig(args: readonly string[]): string[] {
+  const out: string[] = [];
+  let skip = false;
+  for (const a of args) {
+    if (skip) skip = false;
+    else if (a === "--print-config") skip = true;
+    else if (!a.startsWith("--print-config=")) out.push(a);
+  }
+  return out;
+}

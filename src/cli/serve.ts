@@ -100,8 +100,9 @@ export async function runServe(opts: ServeOptions): Promise<number> {
   lines.on("line", (line) => {
     server.handleLine(line);
   });
+  // End of input: what was already asked is answered first (a script may pipe every request at once).
   lines.once("close", () => {
-    stopped();
+    void server.finishInput().then(stopped);
   });
   try {
     await done;

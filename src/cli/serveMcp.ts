@@ -3,6 +3,7 @@ import type { Logger } from "pino";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { createMcpServer, McpToolService, serveMcpHttp, type McpHttpOptions } from "../server/index.js";
 import { errorMessage } from "../util/index.js";
+import { clientConfig, parseClient, tokenFromFile } from "./clientConfig.js";
 import { ConfigError } from "./config.js";
 import { sandboxWarning } from "./sandbox.js";
 import { onInterrupt, openSession, stderrLogger, type CommonOptions } from "./session.js";
@@ -14,6 +15,12 @@ export interface ServeMcpOptions extends CommonOptions {
   plugins?: string[] | undefined;
   /** HTTP: the bearer token; else `TOOLCALL_MCP_TOKEN`, else a random one printed to stderr. */
   token?: string | undefined;
+  /** HTTP: the token kept in this file (created 0600 once), so it survives restarts. */
+  tokenFile?: string | undefined;
+  /** Print the config snippet for this client instead of serving. */
+  printConfig?: string | undefined;
+  /** The arguments the snippet's command passes (everything but `--print-config`). */
+  serveArgs?: string[] | undefined;
   /** HTTP: sessions at once (default 64). */
   maxSessions?: string | undefined;
   /** HTTP: how long a session may be idle before it is closed, in ms (default 10 min). */
@@ -41,8 +48,15 @@ function parseCount(flag: string, value: string | undefined, fallback: number, m
   return n;
 }
 
-function httpOptions(opts: ServeMcpOptions & { version: string }, port: number, logger: Logger): HttpOptions {
-  const token = opts.token ?? envToken() ?? randomBytes(24).toString("base64url");
+async function httpOptions(
+  opts: ServeMcpOptions & { version: string },
+  port: number,
+  logger: Logger,
+): Promise<HttpOptions> {
+  if (opts.token !== undefined && opts.tokenFile !== undefined)
+    throw new ConfigError("--token-file: give --token or --token-file, not both");
+  const kept = opts.tokenFile !== undefined ? await tokenFromFile(opts.tokenFile) : undefined;
+  const token = opts.token ?? kept ?? envToken() ?? randomBytes(24).toString("base64url");
   if (token === "") throw new ConfigError("--token: the bearer token must not be empty");
   return {
     port,
@@ -51,7 +65,7 @@ function httpOptions(opts: ServeMcpOptions & { version: string }, port: number, 
     sessionIdleMs: parseCount("--session-idle-ms", opts.sessionIdleMs, 600_000, 2 ** 31 - 1),
     version: opts.version,
     logger,
-    printToken: opts.token === undefined && envToken() === undefined,
+    printToken: opts.token === undefined && kept === undefined && envToken() === undefined,
   };
 }
 
@@ -62,17 +76,22 @@ const envToken = (): string | undefined => process.env["TOOLCALL_MCP_TOKEN"] || 
  * `toolcall serve-mcp`: runs until SIGINT/SIGTERM, or (stdio) until the client closes stdin.
  */
 export async function runServeMcp(opts: ServeMcpOptions & { version: string }): Promise<number> {
+  if (opts.printConfig !== undefined) {
+    process.stdout.write(`${clientConfig(parseClient(opts.printConfig), opts.serveArgs ?? [])}\n`);
+    return 0;
+  }
   const port = opts.http !== undefined ? parsePort(opts.http) : undefined;
   if (port === undefined) {
     const flag = [
       ["--token", opts.token],
+      ["--token-file", opts.tokenFile],
       ["--max-sessions", opts.maxSessions],
       ["--session-idle-ms", opts.sessionIdleMs],
     ].find(([, v]) => v !== undefined)?.[0];
     if (flag !== undefined) throw new ConfigError(`${flag}: only with --http (stdio has one client and no sessions)`);
   }
   const logger = stderrLogger(opts.logLevel);
-  const http = port !== undefined ? httpOptions(opts, port, logger) : undefined;
+  const http = port !== undefined ? await httpOptions(opts, port, logger) : undefined;
   let service: McpToolService | undefined;
   const session = await openSession({
     ...opts,

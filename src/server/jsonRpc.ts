@@ -12,6 +12,8 @@ export const JsonRpcErrorCode = {
   NotInitialized: -32002,
 } as const;
 
+const INPUT_ENDED = "the client closed its input before replying";
+
 /** An error answered to the client with its code; anything else thrown is -32603. */
 export class JsonRpcError extends Error {
   constructor(
@@ -56,6 +58,7 @@ export interface JsonRpcPeerOptions {
  */
 export class JsonRpcPeer {
   private readonly pending = new Map<JsonRpcId, (reply: JsonRpcReply) => void>();
+  private inputEnded = false;
   private requestCount = 0;
   /** Requests received and not answered yet (the uncounted aside). */
   private inFlight = 0;
@@ -80,9 +83,27 @@ export class JsonRpcPeer {
   /** Sends a request to the client; `deliver` gets its reply. Returns the request's id. */
   request(method: string, params: Record<string, unknown>, deliver: (reply: JsonRpcReply) => void): JsonRpcId {
     const id = `s${++this.requestCount}`;
+    if (this.inputEnded) {
+      // Nobody can reply any more: the request fails as a reply would, after this call returns.
+      queueMicrotask(() => {
+        deliver({ ok: false, message: INPUT_ENDED });
+      });
+      return id;
+    }
     this.pending.set(id, deliver);
     this.write({ jsonrpc: "2.0", id, method, params });
     return id;
+  }
+
+  /**
+   * The client's input ended: our requests waiting for replies, and any sent from now on, fail
+   * (an approval is then denied, a dynamic call fails), so the requests already received finish.
+   */
+  endInput(): void {
+    this.inputEnded = true;
+    const waiting = [...this.pending.values()];
+    this.pending.clear();
+    for (const deliver of waiting) deliver({ ok: false, message: INPUT_ENDED });
   }
 
   /** Forgets a request of ours: a late reply to it is then logged and dropped. */

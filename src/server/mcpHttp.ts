@@ -80,7 +80,7 @@ interface HttpSession {
 /**
  * Serves a service's tools over MCP Streamable HTTP on 127.0.0.1 (what `toolcall serve-mcp
  * --http` runs): one MCP session (transport + server) per client, at `/mcp`.
- * Every request needs the bearer token (401), a browser page from elsewhere is refused (403:
+ * Every request needs the bearer token (403 without it, and no OAuth challenge), a browser page from elsewhere is refused (403:
  * the MCP specification's DNS-rebinding rule), sessions are capped (503) and expire when idle.
  */
 export async function serveMcpHttp(service: McpToolService, opts: McpHttpOptions): Promise<McpHttpServer> {
@@ -110,10 +110,9 @@ export async function serveMcpHttp(service: McpToolService, opts: McpHttpOptions
       jsonError(res, 403, -32000, `Forbidden: origin ${origin} is not this machine`);
       return;
     }
+    // 403, not 401: MCP clients answer any 401 with OAuth discovery, which this server does not offer.
     if (!tokenMatches(req.headers.authorization, opts.token)) {
-      jsonError(res, 401, -32000, "Unauthorized: send Authorization: Bearer <token>", {
-        "www-authenticate": 'Bearer realm="toolcall"',
-      });
+      jsonError(res, 403, -32000, "Forbidden: send Authorization: Bearer <token> (this server offers no OAuth)");
       return;
     }
     const sessionId = req.headers["mcp-session-id"];

@@ -5,7 +5,6 @@ import {
   type ApprovalDecision,
   type ContentItem,
   type ResponseInputItem,
-  type UnknownItem,
 } from "../protocol/index.js";
 import type { DynamicToolSpec } from "../registry/index.js";
 import type { ToolRouter } from "../router/index.js";
@@ -19,6 +18,8 @@ import {
   type UserInputResponse,
 } from "../turn/index.js";
 import { isRecord, PACKAGE_VERSION } from "../util/index.js";
+import type { WireFormat } from "../adapters/index.js";
+import { outputInFormat, sidecarFormat, submitInFormat } from "./sidecarFormat.js";
 import {
   badParam,
   FollowedBy,
@@ -34,8 +35,8 @@ export interface SidecarInitializeParams {
   cwd?: string;
   /** A config file's path (TOML, or JSON by extension), or the JSON config itself. */
   config?: string | Record<string, unknown>;
-  /** Item and tool formats; this build speaks "responses". */
-  format?: "responses";
+  /** The calls' format ("responses", "chat", "anthropic"); absent: detected per submit, as `exec` does. */
+  format?: WireFormat;
   /** Send every `ToolEvent` as an `event` notification. */
   events?: boolean;
   /** Tools the client answers itself (`dynamic/call` requests). */
@@ -141,6 +142,8 @@ class SidecarTurn {
   draining = false;
   /** Our requests to the client for this turn's calls, not answered yet. */
   readonly requests = new Set<JsonRpcId>();
+  /** Each call's format, for its output (Responses when absent). */
+  readonly formats = new Map<string, WireFormat>();
   runtime!: ToolCallRuntime;
 
   constructor(readonly id: string) {}
@@ -157,6 +160,7 @@ export class SidecarServer {
   private session: SidecarSession | undefined;
   private opening: Promise<SidecarSession> | undefined;
   private events = false;
+  private format: WireFormat | undefined;
   private readonly turns = new Map<string, SidecarTurn>();
   private turnCount = 0;
   private closing: Promise<void> | undefined;
@@ -209,11 +213,10 @@ export class SidecarServer {
     switch (method) {
       case "turn/submit": {
         const item = params["item"];
-        if (!isRecord(item) || typeof item["type"] !== "string")
-          throw badParam("item", 'a JSON object with a string "type"', item);
-        const result = turn.runtime.submit(item as UnknownItem);
+        if (!isRecord(item) && !Array.isArray(item)) throw badParam("item", "a JSON object or array", item);
+        const result = submitInFormat(turn.runtime, item, this.format, turn.formats);
         if (result.accepted && result.callId !== undefined) {
-          turn.order.push(result.callId);
+          turn.order.push(...(result.callIds ?? [result.callId]));
           // A call answered inside submit (an error) streams its output right after the reply.
           return new FollowedBy(result, () => {
             this.flush(turn);
@@ -248,8 +251,8 @@ export class SidecarServer {
       if (typeof config !== "string" && !isRecord(config)) throw badParam("config", "a file path or an object", config);
       init.config = config;
     }
-    const format = params["format"];
-    if (format !== undefined && format !== "responses") throw badParam("format", '"responses"', format);
+    const format = sidecarFormat(params["format"]);
+    if (format instanceof Error) throw badParam("format", format.message.replace("expected ", ""), params["format"]);
     const events = params["events"];
     if (events !== undefined && typeof events !== "boolean") throw badParam("events", "a boolean", events);
     const dynamicTools = params["dynamicTools"];
@@ -273,6 +276,7 @@ export class SidecarServer {
     }
     this.session = session;
     this.events = events === true;
+    this.format = format;
     return { version: this.opts.version ?? PACKAGE_VERSION, tools: toResponsesTools(session.router.specs()) };
   }
 
@@ -318,7 +322,11 @@ export class SidecarServer {
       if (!outcome) return;
       turn.settled.delete(id);
       turn.next++;
-      this.peer.notify("turn/output", { turnId: turn.id, callId: id, item: outcome.item });
+      this.peer.notify("turn/output", {
+        turnId: turn.id,
+        callId: id,
+        item: outputInFormat(outcome, turn.formats.get(id)),
+      });
     }
   }
 
@@ -327,7 +335,7 @@ export class SidecarServer {
     if (turn.draining) throw badParam("turnId", "a turn not already draining", turn.id);
     turn.draining = true;
     try {
-      const outputs = await turn.runtime.drain();
+      const outputs = inFormats(await turn.runtime.drain(), turn.formats);
       this.flush(turn);
       return { outputs };
     } catch (err) {
@@ -335,7 +343,10 @@ export class SidecarServer {
       this.flush(turn);
       // The other calls' outputs with the fatal call's own in its place.
       const byId = new Map<string, ResponseInputItem>([...err.outputs, err.item].map((o) => [outputCallId(o), o]));
-      const outputs = turn.order.flatMap((id) => byId.get(id) ?? []);
+      const outputs = inFormats(
+        turn.order.flatMap((id) => byId.get(id) ?? []),
+        turn.formats,
+      );
       return { outputs, fatal: { callId: err.callId, message: err.message } };
     } finally {
       this.turns.delete(turn.id);
@@ -357,6 +368,15 @@ export class SidecarServer {
     turn.requests.add(id);
   }
 
+  /**
+   * The end of the client's input: every request already received is answered (drains wait for
+   * their calls; questions to the client fail, as nobody can reply), then the caller closes.
+   */
+  async finishInput(): Promise<void> {
+    this.peer.endInput();
+    await this.peer.answered();
+  }
+
   /** Aborts every turn (their outputs are still sent), then closes the session. */
   close(): Promise<void> {
     this.closing ??= (async () => {
@@ -367,4 +387,13 @@ export class SidecarServer {
     })();
     return this.closing;
   }
+}
+
+/** Outputs in their calls' formats, in order (a Chat output with images is two messages). */
+function inFormats(outputs: ResponseInputItem[], formats: Map<string, WireFormat>): unknown[] {
+  return outputs.flatMap((o) => {
+    const format = formats.get(outputCallId(o));
+    const value = outputInFormat(o, format);
+    return format === "chat" && Array.isArray(value) ? (value as unknown[]) : [value];
+  });
 }

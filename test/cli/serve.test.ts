@@ -186,7 +186,7 @@ describe("toolcall serve --stdio (JSON-RPC sidecar, child process)", () => {
       const { turnId } = await client.request<{ turnId: string }>("turn/start");
       expect(errorOf(await client.call("turn/submit", { turnId, item: "ls" }))).toEqual({
         code: -32602,
-        message: 'item: expected a JSON object with a string "type", got "ls"',
+        message: 'item: expected a JSON object or array, got "ls"',
       });
       expect(errorOf(await client.call("call/cancel", { turnId }))).toEqual({
         code: -32602,

@@ -177,7 +177,7 @@ describe("toolcall serve-mcp (child process, SDK client)", () => {
     });
   });
 
-  it("refuses requests without the token (401) or from a foreign Origin (403), caps and expires sessions", async () => {
+  it("refuses requests without the token (403, no OAuth challenge) or from a foreign Origin (403), caps and expires sessions", async () => {
     await withTempDir(async (dir) => {
       const server = await startHttp(
         ["--token", "s3cret", "--max-sessions", "1", "--session-idle-ms", "300", "--log-level", "info"],
@@ -196,8 +196,8 @@ describe("toolcall serve-mcp (child process, SDK client)", () => {
             params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
           }),
         });
-      expect((await initialize({})).status).toBe(401);
-      expect((await initialize({ authorization: "Bearer wrong" })).status).toBe(401);
+      expect((await initialize({})).status).toBe(403);
+      expect((await initialize({ authorization: "Bearer wrong" })).status).toBe(403);
       const foreign = await initialize({ ...auth, origin: "https://evil.example" });
       expect(foreign.status).toBe(403);
       expect(await foreign.json()).toMatchObject({ error: { message: expect.stringMatching(/^Forbidden: origin/) } });

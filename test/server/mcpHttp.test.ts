@@ -68,8 +68,12 @@ describe("serveMcpHttp", () => {
   });
 
   it("refuses a request without the token, with a wrong one, and from a page elsewhere", async () => {
-    expect((await post({})).status).toBe(401);
-    expect((await post({ authorization: `Bearer ${TOKEN}x` })).status).toBe(401);
+    const missing = await post({});
+    expect(missing.status).toBe(403);
+    // No challenge: an MCP client would take one (or any 401) as an OAuth offer this server does not make.
+    expect(missing.headers.get("www-authenticate")).toBeNull();
+    expect(await missing.text()).toContain("send Authorization: Bearer <token> (this server offers no OAuth)");
+    expect((await post({ authorization: `Bearer ${TOKEN}x` })).status).toBe(403);
     const foreign = await post({ authorization: `Bearer ${TOKEN}`, origin: "http://evil.example" });
     expect(foreign.status).toBe(403);
     expect(await foreign.text()).toContain("origin http://evil.example is not this machine");
