@@ -1,6 +1,6 @@
 import { type ExecEnvironment, type ToolCall, type ToolOutput } from "../../protocol/index.js";
 import type { FileReadLedger, PolicySubject, ToolHandler, ToolInvocation } from "../../registry/index.js";
-import { environmentOf, sandboxStopped, type SandboxEscalation } from "../../sandbox/index.js";
+import { environmentOf, filesOf, sandboxStopped, type SandboxEscalation } from "../../sandbox/index.js";
 import { emitEvent } from "../../turn/index.js";
 import { now } from "../../util/index.js";
 import {
@@ -11,7 +11,7 @@ import {
   isKnownSafeCommand,
   knownSafeOrLoad,
   MENTIONS_APPLY_PATCH,
-  resolveWorkdir,
+  resolveWorkdirIn,
   userShell,
 } from "../shell/index.js";
 import { chunkBudget, clampYield, formatUnifiedExec } from "./format.js";
@@ -94,7 +94,7 @@ export class ExecCommandHandler implements ToolHandler {
   async handle(inv: ToolInvocation): Promise<ToolOutput> {
     const args = inv.args as ExecCommandArgs;
     const started = now();
-    const cwd = resolveWorkdir(inv.turn.cwd, args.workdir);
+    const cwd = await resolveWorkdirIn(filesOf(inv.turn), inv.turn.cwd, args.workdir);
     const patched = await interceptApplyPatch(inv, execArgv(args), cwd, this.fileReads);
     if (patched) {
       // Applied as the apply_patch tool would; Codex 0.169 answers with the tool's answer

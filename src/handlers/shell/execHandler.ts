@@ -13,6 +13,7 @@ import { boundCaptured, budgetBytes, emitEvent, type SpillStore, type Truncation
 import { shellCallRequests, shellStreamBudget } from "./shellCall.js";
 import {
   environmentOf,
+  filesOf,
   runCommand,
   sandboxStopped,
   type RunResult,
@@ -20,7 +21,7 @@ import {
 } from "../../sandbox/index.js";
 import { applyPatchFor, parseApplyPatchCommand, type ApplyPatchOutcome } from "../apply_patch/index.js";
 import { applyPatchCommandSubject, interceptedApplyPatch } from "./applyPatchCommand.js";
-import { resolveWorkdir } from "./exec.js";
+import { resolveWorkdirIn } from "./exec.js";
 import { formatExecOutput, timedOutPrefix } from "./format.js";
 import { SpillingCapture } from "./spillCapture.js";
 import { HeadTailBuffer } from "./outputBuffer.js";
@@ -179,7 +180,7 @@ export abstract class ExecHandler<Ctx = unknown> implements ToolHandler<Ctx> {
     const req = this.request(inv.payload, inv.args);
     const { turn } = inv;
     const env = environmentOf(turn);
-    const cwd = resolveWorkdir(turn.cwd, req.workdir);
+    const cwd = await resolveWorkdirIn(filesOf(turn), turn.cwd, req.workdir);
     const patch = interceptedApplyPatch(req.argv, cwd);
     if (patch !== undefined) return this.applyPatch(inv, req, patch.patch, patch.cwd);
     return (await this.escalating(inv, req, (sandboxed) => this.run(inv, env, req, cwd, sandboxed))).output;
@@ -293,7 +294,7 @@ export abstract class ExecHandler<Ctx = unknown> implements ToolHandler<Ctx> {
   private async shellCall(inv: ToolInvocation<Ctx>, params: ShellCallParams): Promise<ToolOutput> {
     const { turn } = inv;
     const env = environmentOf(turn);
-    const cwd = resolveWorkdir(turn.cwd);
+    const cwd = await resolveWorkdirIn(filesOf(turn), turn.cwd);
     const budget = shellStreamBudget(turn.truncationPolicy, params.maxOutputLength);
     const output: ShellCommandOutput[] = [];
     for (const req of shellCallRequests(params, this.options.timeoutMs)) {

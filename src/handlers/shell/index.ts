@@ -56,7 +56,7 @@ export {
   type ExecHandlerOptions,
 } from "./execHandler.js";
 export { SHELL_SPEC, SHELL_COMMAND_SPEC } from "./definition.js";
-export { resolveWorkdir, userShell } from "./exec.js";
+export { resolveWorkdir, resolveWorkdirIn, userShell } from "./exec.js";
 export { interceptApplyPatch, interceptedApplyPatch, applyPatchCommandSubject } from "./applyPatchCommand.js";
 export { HeadTailBuffer } from "./outputBuffer.js";
 export { SpillingCapture } from "./spillCapture.js";
