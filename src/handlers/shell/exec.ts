@@ -32,8 +32,15 @@ export async function resolveWorkdirIn(files: FileOps, cwd: string, workdir?: st
   } catch (err) {
     if (files === localFileOps) throw err;
     const dir = path.resolve(cwd, workdir ?? ".");
-    const st = await files.stat(dir).catch(() => undefined);
-    if (st?.kind !== "directory") throw err;
+    let kind: string;
+    try {
+      kind = (await files.stat(dir)).kind;
+    } catch (statErr) {
+      const code = (statErr as NodeJS.ErrnoException).code;
+      if (code === "ENOENT" || code === "ENOTDIR" || code === "EACCES") throw err;
+      return dir; // the environment cannot say (its file tools are unavailable): its spawn will
+    }
+    if (kind !== "directory") throw err;
     return dir;
   }
 }
