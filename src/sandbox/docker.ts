@@ -136,6 +136,11 @@ export class DockerEnvironment implements ExecEnvironment {
   /** The volume mode's file tools, in the container. */
   private readonly inContainer: ContainerFiles | undefined;
   private lifeline: Lifeline | undefined;
+  /** The directory `seed()` copied in last: where `pull()` copies back by default. */
+  private seededFrom: string | undefined;
+  private markClosed: () => void = () => undefined;
+  /** Resolves once `close()` is done (a pool counts it free then). */
+  readonly whenClosed = new Promise<void>((resolve) => (this.markClosed = resolve));
   /** The file tools' operations: the host's on a bound workspace, the container's on a volume. */
   readonly files: FileOps;
 
@@ -213,6 +218,25 @@ export class DockerEnvironment implements ExecEnvironment {
     if (seed !== undefined) await seedContainer(this.cli, this.container, path.resolve(seed), this.workspace);
   }
 
+  /** Starts the container now rather than with the first command (a pool's warm containers). */
+  prepare(): Promise<void> {
+    if (this.closed) return Promise.reject(new Error("the Docker environment is closed"));
+    return this.ensureStarted();
+  }
+
+  /**
+   * Copies the host directory `from` into the volume workspace (archive API), over what is
+   * there; later `pull()`s default to it. Only for a `volume` workspace.
+   */
+  async seed(from: string): Promise<void> {
+    const volume = this.opts.volume;
+    if (volume === undefined) throw new Error("seed() is for a volume workspace; a bound one is the host's directory");
+    if (this.closed) throw new Error("the Docker environment is closed");
+    await this.ensureStarted();
+    await seedContainer(this.cli, this.container, path.resolve(from), this.workspace);
+    this.seededFrom = from;
+  }
+
   /**
    * Copies `paths` (relative to the workspace, or absolute inside it; default the whole
    * workspace) from the container to the same places under the host directory `dest` (default
@@ -224,7 +248,7 @@ export class DockerEnvironment implements ExecEnvironment {
     const volume = this.opts.volume;
     if (volume === undefined) throw new Error("pull() is for a volume workspace; a bound one is on the host already");
     if (this.closed) throw new Error("the Docker environment is closed");
-    const into = dest ?? volume.seed;
+    const into = dest ?? this.seededFrom ?? volume.seed;
     if (into === undefined) throw new TypeError("pull() needs a destination directory: the volume has no seed");
     const st = await stat(into).catch(() => undefined);
     if (!st?.isDirectory()) throw new TypeError(`the destination is not a directory: ${into}`);
@@ -314,7 +338,10 @@ export class DockerEnvironment implements ExecEnvironment {
     this.closed = true;
     await this.started?.catch(() => undefined);
     // Never asked to start: there is nothing to remove.
-    if (this.removeAtExit === undefined) return;
+    if (this.removeAtExit === undefined) {
+      this.markClosed();
+      return;
+    }
     try {
       await this.inContainer?.close();
       await this.cli.run(["rm", "--force", this.container]);
@@ -326,6 +353,7 @@ export class DockerEnvironment implements ExecEnvironment {
       await this.lifeline?.release();
       this.removeAtExit();
       this.removeAtDeath?.();
+      this.markClosed();
     }
   }
 }

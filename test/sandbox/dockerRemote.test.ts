@@ -4,7 +4,7 @@
  * workspace lives in the container (a volume), seeded by the archive API; every tool of a turn
  * runs through the engine, and nothing of the turn reaches the host until `pull`.
  */
-import { spawn } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { once } from "node:events";
 import { existsSync } from "node:fs";
 import { mkdir, readdir, readFile, readlink, writeFile } from "node:fs/promises";
@@ -16,6 +16,7 @@ import {
   createDockerEnvironment,
   createToolRouter,
   createTurnContext,
+  DockerPool,
   ToolCallRuntime,
   type ToolRouter,
   type TurnContext,
@@ -23,7 +24,7 @@ import {
 import type { DockerEnvironment, DockerEnvironmentOptions } from "../../src/sandbox/index.js";
 import { TSX } from "../cli/helpers.js";
 import { functionCall } from "../handlers/toolHarness.js";
-import { buildTestImage, containersOf, docker, dockerProblem } from "../support/docker.js";
+import { buildTestImage, containersOf, docker, dockerProblem, removeTestImage } from "../support/docker.js";
 import { startRemoteEngine, type RemoteEngine } from "../support/remoteEngine.js";
 import { describeRequiring, run, Scratch } from "./helpers.js";
 
@@ -246,6 +247,81 @@ describeRequiring(await dockerProblem(), "Docker environment on a remote engine 
     }
   });
 
+  it("a pool over the local and the TLS engine runs 40 turns at once, never more than maxPerHost containers on either", async () => {
+    // The same image name on the local engine.
+    const local = buildTestImage({ extra: ["node", "rg", "ln"] });
+    docker(["tag", local, image]);
+    const engines = { local: {}, remote: engine.env };
+    const seen = { local: 0, remote: 0 };
+    let sampling = true;
+    const sampler = (async () => {
+      while (sampling) {
+        for (const [name, env] of Object.entries(engines) as Array<[keyof typeof engines, Record<string, string>]>) {
+          const n = (await dockerAsync(["ps", "-q", "--filter", `ancestor=${image}`], env))
+            .split("\n")
+            .filter(Boolean).length;
+          seen[name] = Math.max(seen[name], n);
+        }
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    })();
+    const maxPerHost = 3;
+    const pool = new DockerPool({
+      hosts: ["unix:///var/run/docker.sock", { host: engine.host, tlsVerify: true, certPath: engine.certPath }],
+      maxPerHost,
+      warm: 1,
+      environment: { image },
+    });
+    const seed = await scratch.inTmp("pool-seed");
+    await writeFile(path.join(seed, "given.txt"), "given\n");
+    const tools = await createToolRouter({ shell: "shell", readFile: true });
+    const active: number[][] = [];
+    try {
+      const turns = Array.from({ length: 40 }, async (_, i) => {
+        const env = await pool.acquire({ seed });
+        active.push(pool.counts().map((c) => c.active));
+        try {
+          const turn = createTurnContext({ cwd: env.workdir, environment: env });
+          const shell = await call(tools, turn, "shell", {
+            command: ["sh", "-c", `cat given.txt; echo turn-${i} > out.txt`],
+          });
+          expect(shell.text).toContain("given");
+          const read = await call(tools, turn, "read_file", { file_path: "/workspace/out.txt" });
+          expect(read.text).toContain(`turn-${i}`);
+        } finally {
+          await env.close();
+        }
+      });
+      await Promise.all(turns);
+    } finally {
+      sampling = false;
+      await sampler;
+      await tools.close();
+      await pool.close();
+    }
+    expect(active).toHaveLength(40);
+    // Both engines were filled to the limit, and never past it (by the pool's count and the engines' own).
+    expect(Math.max(...active.map((a) => a[0]!))).toBe(maxPerHost);
+    expect(Math.max(...active.map((a) => a[1]!))).toBe(maxPerHost);
+    expect(seen.local).toBeLessThanOrEqual(maxPerHost);
+    expect(seen.remote).toBeLessThanOrEqual(maxPerHost);
+    expect(seen.local).toBeGreaterThan(0);
+    expect(seen.remote).toBeGreaterThan(0);
+    expect(pool.counts()).toEqual([
+      { host: "unix:///var/run/docker.sock", active: 0, warm: 0 },
+      { host: engine.host, active: 0, warm: 0 },
+    ]);
+    for (const env of Object.values(engines)) {
+      await vi.waitFor(
+        async () => {
+          expect((await dockerAsync(["ps", "-aq", "--filter", `ancestor=${image}`], env)).trim()).toBe("");
+        },
+        { timeout: 30_000, interval: 200 },
+      );
+    }
+    removeTestImage(image);
+  });
+
   it("a host SIGKILLed with its watchdog leaves no container on the remote engine: the lifeline ends it", async () => {
     const child = spawn(process.execPath, ["--import", TSX, FIXTURE, image, engine.host, engine.certPath], {
       stdio: ["ignore", "pipe", "inherit"],
@@ -267,6 +343,16 @@ describeRequiring(await dockerProblem(), "Docker environment on a remote engine 
     expect(existsSync(engine.dir)).toBe(true);
   });
 });
+
+/** `docker ARGS` without blocking the event loop (a sampler runs beside the turns). */
+function dockerAsync(args: string[], env: Record<string, string>): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile("docker", args, { env: { ...process.env, ...env }, timeout: 60_000 }, (err, stdout) => {
+      if (err) reject(err);
+      else resolve(stdout);
+    });
+  });
+}
 
 /** The watchdog processes (src/process/watchdog.ts) the host `pid` started. */
 async function watchdogsOf(pid: number): Promise<number[]> {
