@@ -11,6 +11,7 @@ import { mkdir, readdir, readFile, readlink, writeFile } from "node:fs/promises"
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, expect, it, vi } from "vitest";
 import {
   createDockerEnvironment,
@@ -345,13 +346,9 @@ describeRequiring(await dockerProblem(), "Docker environment on a remote engine 
 });
 
 /** `docker ARGS` without blocking the event loop (a sampler runs beside the turns). */
-function dockerAsync(args: string[], env: Record<string, string>): Promise<string> {
-  return new Promise((resolve, reject) => {
-    execFile("docker", args, { env: { ...process.env, ...env }, timeout: 60_000 }, (err, stdout) => {
-      if (err) reject(err);
-      else resolve(stdout);
-    });
-  });
+async function dockerAsync(args: string[], env: Record<string, string>): Promise<string> {
+  const { stdout } = await promisify(execFile)("docker", args, { env: { ...process.env, ...env }, timeout: 60_000 });
+  return stdout;
 }
 
 /** The watchdog processes (src/process/watchdog.ts) the host `pid` started. */
