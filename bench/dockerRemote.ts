@@ -67,9 +67,10 @@ try {
       let stderr = "";
       child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
       child.on("error", reject);
-      child.on("close", (code) =>
-        code === 0 ? resolve(performance.now() - start) : reject(new Error(`docker exec: exit ${code}: ${stderr}`)),
-      );
+      child.on("close", (code) => {
+        if (code === 0) resolve(performance.now() - start);
+        else reject(new Error(`docker exec: exit ${code}: ${stderr}`));
+      });
     });
   const timeTrue = async (env: ExecEnvironment, cwd: string): Promise<number> => {
     const start = performance.now();

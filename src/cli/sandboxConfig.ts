@@ -20,8 +20,14 @@ export interface DockerSettings {
   network?: boolean | string;
   /** `docker run --user`. */
   user?: string;
-  /** The engine, as a DOCKER_HOST value. */
+  /** The engine: a DOCKER_HOST value (`tcp://`, `ssh://`, `unix://`) or a Docker context name. */
   host?: string;
+  /** `bind` (default): the working directory bound into the container; `volume`: copied into the container, copied back at the end. */
+  workspace?: "bind" | "volume";
+  /** DOCKER_TLS_VERIFY for the engine. */
+  tlsVerify?: boolean;
+  /** DOCKER_CERT_PATH: the directory of ca.pem, cert.pem, key.pem. */
+  certPath?: string;
 }
 
 /** Top-level keys this module reads. */
@@ -109,9 +115,9 @@ export function parseSandboxSettings(root: Section): SandboxSettings | undefined
   return settings;
 }
 
-const DOCKER_KEYS = ["image", "network", "user", "host"] as const;
+const DOCKER_KEYS = ["image", "network", "user", "host", "workspace", "tls_verify", "cert_path"] as const;
 
-/** `[docker]` (image, network, user, host); undefined when the file has none. */
+/** `[docker]` (image, network, user, host, workspace, tls_verify, cert_path); undefined when the file has none. */
 export function parseDockerSettings(root: Section): DockerSettings | undefined {
   const s = root.subTable("docker");
   if (s === undefined) return undefined;
@@ -125,6 +131,12 @@ export function parseDockerSettings(root: Section): DockerSettings | undefined {
     const value = s.string(key);
     if (value !== undefined) settings[key] = value;
   }
+  const workspace = s.oneOf("workspace", ["bind", "volume"] as const);
+  if (workspace !== undefined) settings.workspace = workspace;
+  const tlsVerify = s.boolean("tls_verify");
+  if (tlsVerify !== undefined) settings.tlsVerify = tlsVerify;
+  const certPath = s.string("cert_path");
+  if (certPath !== undefined) settings.certPath = certPath;
   return settings;
 }
 

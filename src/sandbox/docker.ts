@@ -28,6 +28,8 @@ export interface DockerVolumeOptions {
   path?: string;
   /** A host directory whose contents are copied in (archive API) when the container starts. */
   seed?: string;
+  /** `close()` first copies the whole workspace back to `seed` (`pull()`). Default false. */
+  pullOnClose?: boolean;
 }
 
 export interface DockerEnvironmentOptions {
@@ -62,7 +64,7 @@ export interface DockerEnvironmentOptions {
 }
 
 const OPTION_KEYS = ["image", "workspace", "volume", "network", "env", "user", "docker"];
-const VOLUME_KEYS = ["path", "seed"];
+const VOLUME_KEYS = ["path", "seed", "pullOnClose"];
 const DEFAULT_VOLUME_PATH = "/workspace";
 
 function validateVolume(value: unknown): DockerVolumeOptions {
@@ -78,6 +80,10 @@ function validateVolume(value: unknown): DockerVolumeOptions {
   if (p !== undefined && path.posix.normalize(p) === "/") throw new TypeError("volume.path must not be /");
   if (v["seed"] !== undefined && (typeof v["seed"] !== "string" || v["seed"] === ""))
     throw new TypeError("volume.seed must be a host directory");
+  if (v["pullOnClose"] !== undefined && typeof v["pullOnClose"] !== "boolean")
+    throw new TypeError("volume.pullOnClose must be a boolean");
+  if (v["pullOnClose"] === true && v["seed"] === undefined)
+    throw new TypeError("volume.pullOnClose needs volume.seed: where the workspace is copied back");
   return v;
 }
 
@@ -169,6 +175,11 @@ export class DockerEnvironment implements ExecEnvironment {
     }
   }
 
+  /** Does the workspace live in the container (`volume`)? */
+  get hasVolume(): boolean {
+    return this.opts.volume !== undefined;
+  }
+
   /** Where the workspace is inside the container (the turn's cwd). */
   get workdir(): string {
     return this.workspace;
@@ -245,10 +256,14 @@ export class DockerEnvironment implements ExecEnvironment {
    * Only for a `volume` workspace.
    */
   async pull(paths: readonly string[] = ["."], dest?: string): Promise<string[]> {
-    const volume = this.opts.volume;
-    if (volume === undefined) throw new Error("pull() is for a volume workspace; a bound one is on the host already");
+    if (this.opts.volume === undefined)
+      throw new Error("pull() is for a volume workspace; a bound one is on the host already");
     if (this.closed) throw new Error("the Docker environment is closed");
-    const into = dest ?? this.seededFrom ?? volume.seed;
+    return this.copyBack(paths, dest);
+  }
+
+  private async copyBack(paths: readonly string[], dest?: string): Promise<string[]> {
+    const into = dest ?? this.seededFrom ?? this.opts.volume?.seed;
     if (into === undefined) throw new TypeError("pull() needs a destination directory: the volume has no seed");
     const st = await stat(into).catch(() => undefined);
     if (!st?.isDirectory()) throw new TypeError(`the destination is not a directory: ${into}`);
@@ -342,6 +357,18 @@ export class DockerEnvironment implements ExecEnvironment {
       this.markClosed();
       return;
     }
+    // A container that started: its workspace comes back before it goes (which it does anyway).
+    const started = await this.started?.then(
+      () => true,
+      () => false,
+    );
+    const copied =
+      this.opts.volume?.pullOnClose === true && started === true
+        ? await this.copyBack(["."]).then(
+            () => undefined,
+            (err: unknown) => err,
+          )
+        : undefined;
     try {
       await this.inContainer?.close();
       await this.cli.run(["rm", "--force", this.container]);
@@ -355,6 +382,7 @@ export class DockerEnvironment implements ExecEnvironment {
       this.removeAtDeath?.();
       this.markClosed();
     }
+    if (copied !== undefined) throw new Error(`the workspace was not copied back: ${errorMessage(copied)}`);
   }
 }
 

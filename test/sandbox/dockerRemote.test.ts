@@ -23,7 +23,7 @@ import {
   type TurnContext,
 } from "../../src/index.js";
 import type { DockerEnvironment, DockerEnvironmentOptions } from "../../src/sandbox/index.js";
-import { TSX } from "../cli/helpers.js";
+import { collect, jsonLines, spawnCli, TSX } from "../cli/helpers.js";
 import { functionCall } from "../handlers/toolHarness.js";
 import { buildTestImage, containersOf, docker, dockerProblem, removeTestImage } from "../support/docker.js";
 import { startRemoteEngine, type RemoteEngine } from "../support/remoteEngine.js";
@@ -230,6 +230,47 @@ describeRequiring(await dockerProblem(), "Docker environment on a remote engine 
       "Docker Engine unavailable",
     );
     await expect(open({ docker: { host: "ftp://example.com" } })).rejects.toThrow("must be unix://, tcp:// or ssh://");
+  });
+
+  it('toolcall exec with [docker] workspace = "volume" on the TLS engine: the turn runs in the container, its files come back at the end', async () => {
+    const dir = await scratch.inTmp("remote-cli");
+    const config = path.join(await scratch.inTmp("remote-cli-config"), "toolcall.toml");
+    await writeFile(
+      config,
+      [
+        "[docker]",
+        `image = ${JSON.stringify(image)}`,
+        `host = ${JSON.stringify(engine.host)}`,
+        "tls_verify = true",
+        `cert_path = ${JSON.stringify(engine.certPath)}`,
+        'workspace = "volume"',
+        "",
+      ].join("\n"),
+    );
+    await writeFile(path.join(dir, "given.txt"), "given\n");
+    const cli = spawnCli(["exec", "--config", config, "--cwd", dir]);
+    const done = collect(cli);
+    const shellCall = {
+      type: "function_call",
+      call_id: "c0",
+      name: "shell",
+      arguments: JSON.stringify({ command: ["sh", "-c", "pwd; cat given.txt; echo from-cli > made.txt"] }),
+    };
+    const patchCall = {
+      type: "custom_tool_call",
+      call_id: "c1",
+      name: "apply_patch",
+      input: "*** Begin Patch\n*** Add File: patched.txt\n+patched\n*** End Patch",
+    };
+    cli.stdin?.end(`${JSON.stringify(shellCall)}\n${JSON.stringify(patchCall)}\n`);
+    const result = await done;
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+    const [shell] = jsonLines(result.stdout);
+    expect(String(shell?.["output"])).toContain("/workspace\ngiven\n");
+    expect(await readFile(path.join(dir, "made.txt"), "utf8")).toBe("from-cli\n");
+    expect(await readFile(path.join(dir, "patched.txt"), "utf8")).toBe("patched\n");
+    expect(docker(["ps", "-aq", "--filter", `label=toolcall.pid=${cli.pid}`], undefined, engine.env).trim()).toBe("");
   });
 
   it("an image without node still runs commands; the file tools say what the image lacks", async () => {
