@@ -184,11 +184,16 @@ export async function untar(archive: Buffer, dest: string, under = ""): Promise<
   return result;
 }
 
-/** A ustar archive of a few small files (names under 100 bytes), for files the host puts into a container. */
-export function tarOf(files: ReadonlyArray<{ name: string; data: Buffer | string; mode?: number }>): Buffer {
+/**
+ * A ustar archive of a few small entries (names under 100 bytes): regular files by default,
+ * or of `type` ("5" directory, "2" symlink to `linkname`, ...), for what the host puts into a container.
+ */
+export function tarOf(
+  files: ReadonlyArray<{ name: string; data?: Buffer | string; mode?: number; type?: string; linkname?: string }>,
+): Buffer {
   const blocks: Buffer[] = [];
   for (const file of files) {
-    const data = typeof file.data === "string" ? Buffer.from(file.data) : file.data;
+    const data = typeof file.data === "string" ? Buffer.from(file.data) : (file.data ?? Buffer.alloc(0));
     if (Buffer.byteLength(file.name) >= 100) throw new Error(`tar name too long: ${file.name}`);
     const h = Buffer.alloc(BLOCK);
     const field = (value: string, start: number, length: number): void => {
@@ -202,7 +207,8 @@ export function tarOf(files: ReadonlyArray<{ name: string; data: Buffer | string
     field(octal(data.length, 12), 124, 12);
     field(octal(Math.floor(Date.now() / 1000), 12), 136, 12);
     h.fill(32, 148, 156); // the checksum field counts as spaces while summed
-    field("0", 156, 1);
+    field(file.type ?? "0", 156, 1);
+    field(file.linkname ?? "", 157, 100);
     field("ustar\u000000", 257, 8);
     let sum = 0;
     for (const b of h) sum += b;
