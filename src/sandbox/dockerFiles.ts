@@ -4,6 +4,8 @@ import { spawnGroup, type GroupChild } from "../process/index.js";
 import { FunctionCallError, SandboxDenial, texts, type FileOps } from "../protocol/index.js";
 import { errorMessage } from "../util/index.js";
 import { putArchive } from "./dockerArchive.js";
+import { shellFileOps } from "./dockerShellFiles.js";
+import { FILE_OPS } from "./helper/ops.js";
 import type { DockerCli } from "./dockerCli.js";
 import { HelperClient } from "./helper/client.js";
 import { helperScript } from "./helper/script.js";
@@ -15,7 +17,9 @@ import { tarOf } from "./tar.js";
  * section 16, "Remote engines"): the resident helper (src/sandbox/helper) copied in through the
  * archive API and run with `docker exec -i` under the image's `node`, so the container's kernel
  * resolves every path, with the commands' user and view. One helper serves many calls over the
- * exec's stream; it ends at end-of-file, with the container, or after a while idle.
+ * exec's stream; it ends at end-of-file, with the container, or after a while idle. An image
+ * without node gets the same operations from `sh` and coreutils, one `docker exec` each
+ * (dockerShellFiles.ts).
  */
 
 /** Where the helper's files go inside the container (root-owned, beside nothing of the image's). */
@@ -40,7 +44,9 @@ export class ContainerFiles {
   /** The same resolution as the host's path checks, asked of the container. */
   readonly lookup: PathLookup;
   private readonly client: HelperClient;
-  private node: Promise<string> | undefined;
+  /** The image's node (the helper copied in), or null: the shell's operations then. */
+  private node: Promise<string | null> | undefined;
+  private readonly shell: FileOps;
 
   constructor(
     private readonly cli: DockerCli,
@@ -50,7 +56,16 @@ export class ContainerFiles {
     private readonly workdir: string,
   ) {
     this.client = new HelperClient(() => this.startHelper());
-    this.files = this.client.files;
+    this.shell = shellFileOps(cli, container, started);
+    // Each operation goes to the helper where the image has node, else to sh and coreutils.
+    const ops: Record<string, (...args: unknown[]) => Promise<unknown>> = {};
+    for (const op of FILE_OPS) {
+      ops[op] = async (...args) => {
+        const backend = (await this.installed()) === null ? this.shell : this.client.files;
+        return (backend[op] as (...a: unknown[]) => Promise<unknown>)(...args);
+      };
+    }
+    this.files = ops as unknown as FileOps;
     this.lookup = {
       isSymlink: async (p) => (await this.files.lstat(p)).kind === "symlink",
       realpath: (p) => this.files.realpath(p),
@@ -58,16 +73,14 @@ export class ContainerFiles {
     };
   }
 
-  /** The image's `node`, once the helper is in place; an Error saying so when it has none. */
-  private install(): Promise<string> {
+  /** The image's `node`, once the helper is in place; null when it has none. */
+  private installed(): Promise<string | null> {
     this.node ??= (async () => {
-      const found = (
-        await this.cli.run(["exec", this.container, "sh", "-c", "command -v node || :"]).catch(() => "")
-      ).trim();
-      if (!found.startsWith("/"))
-        throw FunctionCallError.respondToModel(
-          "the container's image has no node, which the file tools need there (read, write, edit, grep); use an image with node",
-        );
+      await this.started().catch((err: unknown) => {
+        throw FunctionCallError.respondToModel(`container unavailable: ${errorMessage(err)}`);
+      });
+      const found = (await this.cli.run(["exec", this.container, "sh", "-c", "command -v node || :"])).trim();
+      if (!found.startsWith("/")) return null;
       await putArchive(this.cli, this.container, "/", tarOf(await helperFiles()));
       return found;
     })().catch((err: unknown) => {
@@ -78,10 +91,8 @@ export class ContainerFiles {
   }
 
   private async startHelper(): Promise<GroupChild> {
-    await this.started().catch((err: unknown) => {
-      throw FunctionCallError.respondToModel(`container unavailable: ${errorMessage(err)}`);
-    });
-    const node = await this.install();
+    const node = await this.installed();
+    if (node === null) throw new Error("the container's image has no node for the file helper");
     return spawnGroup(
       this.cli.binary,
       ["exec", "--interactive", "--workdir", this.workdir, this.container, node, `${HELPER_DIR}/main.js`],

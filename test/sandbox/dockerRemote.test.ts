@@ -35,7 +35,7 @@ const scratch = new Scratch();
 let engine: RemoteEngine;
 /** With node, ripgrep and ln: the resident helper runs in it. */
 let image = "";
-/** The plain one: sh and a few coreutils. */
+/** Without node: sh and coreutils. */
 let bare = "";
 const envs: DockerEnvironment[] = [];
 
@@ -70,7 +70,10 @@ describeRequiring(await dockerProblem(), "Docker environment on a remote engine 
     for (const name of ["DOCKER_HOST", "DOCKER_TLS_VERIFY", "DOCKER_CERT_PATH", "DOCKER_CONTEXT"]) vi.stubEnv(name, "");
     engine = await startRemoteEngine();
     image = buildTestImage({ extra: ["node", "rg", "ln"], env: engine.env });
-    bare = buildTestImage({ env: engine.env });
+    bare = buildTestImage({
+      extra: ["stat", "realpath", "readlink", "dirname", "basename", "mv", "chmod", "rmdir", "ln"],
+      env: engine.env,
+    });
   });
   afterAll(async () => {
     await Promise.all(envs.map((e) => e.close()));
@@ -273,17 +276,44 @@ describeRequiring(await dockerProblem(), "Docker environment on a remote engine 
     expect(docker(["ps", "-aq", "--filter", `label=toolcall.pid=${cli.pid}`], undefined, engine.env).trim()).toBe("");
   });
 
-  it("an image without node still runs commands; the file tools say what the image lacks", async () => {
+  it("an image without node: the file tools run through sh and coreutils in the container, paths still the container's", async () => {
     const env = await open({ image: bare });
     const turn = createTurnContext({ cwd: env.workdir, environment: env });
-    const tools = await createToolRouter({ shell: "shell", readFile: true });
+    const tools = await createToolRouter({
+      shell: "shell",
+      applyPatch: "function",
+      readFile: true,
+      editFile: true,
+      grepFiles: true,
+    });
     try {
       expect(
-        (await call(tools, turn, "shell", { command: ["sh", "-c", "echo hi > a.txt; cat a.txt"] })).text,
-      ).toContain("hi");
-      const read = await call(tools, turn, "read_file", { file_path: "/workspace/a.txt" });
-      expect(read.success).toBe(false);
-      expect(read.text).toContain("has no node");
+        (await call(tools, turn, "shell", { command: ["sh", "-c", "command -v node || echo no-node"] })).text,
+      ).toContain("no-node");
+      const patch = await call(tools, turn, "apply_patch", {
+        input: "*** Begin Patch\n*** Add File: src/a.txt\n+one\n+two\n*** End Patch",
+      });
+      expect(patch.success).toBe(true);
+      expect((await call(tools, turn, "read_file", { file_path: "/workspace/src/a.txt" })).text).toContain("two");
+      const edit = await call(tools, turn, "edit_file", {
+        file_path: "/workspace/src/a.txt",
+        old_string: "two",
+        new_string: "two needle",
+      });
+      expect(edit.success, edit.text).toBe(true);
+      expect((await run(env, ["cat", "src/a.txt"], { cwd: env.workdir })).output).toBe("one\ntwo needle\n");
+      // No rg in this image: the search walks the workspace through the same operations.
+      expect((await call(tools, turn, "grep_files", { pattern: "needle" })).text).toBe("/workspace/src/a.txt");
+      await run(env, ["ln", "-s", "/etc", "etc-link"], { cwd: env.workdir });
+      const viaLink = await call(tools, turn, "apply_patch", {
+        input: "*** Begin Patch\n*** Add File: etc-link/evil\n+x\n*** End Patch",
+      });
+      expect(viaLink.text).toContain("outside the writable roots");
+      await expect(env.files.read("/workspace/src")).rejects.toMatchObject({ code: "EISDIR" });
+      await expect(env.files.read("/workspace/missing")).rejects.toMatchObject({ code: "ENOENT" });
+      const dest = await scratch.inTmp("remote-bare-dest");
+      await env.pull(["src"], dest);
+      expect(await readFile(path.join(dest, "src", "a.txt"), "utf8")).toBe("one\ntwo needle\n");
     } finally {
       await tools.close();
     }
