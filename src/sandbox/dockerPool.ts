@@ -148,9 +148,11 @@ export class DockerPool {
           env = await this.create(engine);
           await env.prepare();
         } catch {
-          // An engine that cannot start one now: callers asking get the reason from their own try.
+          // An engine that cannot start one now: callers asking get the reason from their own
+          // try (the room it held is free again for them).
           await env?.close().catch(() => undefined);
           engine.warming--;
+          this.dispatch();
           return;
         }
         engine.warming--;
