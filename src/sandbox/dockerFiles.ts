@@ -79,10 +79,17 @@ export class ContainerFiles {
       await this.started().catch((err: unknown) => {
         throw FunctionCallError.respondToModel(`container unavailable: ${errorMessage(err)}`);
       });
-      const found = (await this.cli.run(["exec", this.container, "sh", "-c", "command -v node || :"])).trim();
-      if (!found.startsWith("/")) return null;
+      // By exit code: a short exec's output can be lost by the engine (seen on 20.10 under load).
+      const hasNode = await this.cli.run(["exec", this.container, "sh", "-c", "command -v node >/dev/null"]).then(
+        () => true,
+        (err: unknown) => {
+          if (/exit code 1$/.test(errorMessage(err))) return false;
+          throw err;
+        },
+      );
+      if (!hasNode) return null;
       await putArchive(this.cli, this.container, "/", tarOf(await helperFiles()));
-      return found;
+      return "node"; // found on the exec's PATH, as the probe found it
     })().catch((err: unknown) => {
       this.node = undefined;
       throw err;
