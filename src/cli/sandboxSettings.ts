@@ -16,12 +16,6 @@ export interface DockerSettings {
   network?: boolean | string;
   /** `docker run --user`. */
   user?: string;
-  /** The engine: a DOCKER_HOST value (`tcp://`, `ssh://`, `unix://`) or a Docker context name. */
+  /** The engine, as a DOCKER_HOST value. */
   host?: string;
-  /** `bind` (default): the working directory bound into the container; `volume`: copied into the container, copied back at the end. */
-  workspace?: "bind" | "volume";
-  /** DOCKER_TLS_VERIFY for the engine. */
-  tlsVerify?: boolean;
-  /** DOCKER_CERT_PATH: the directory of ca.pem, cert.pem, key.pem. */
-  certPath?: string;
 }
