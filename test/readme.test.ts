@@ -64,6 +64,7 @@ describe("README examples", () => {
       "anthropic",
       "apply_patch",
       "chat",
+      "durable",
       "dynamic",
       "embed",
       "groups",
@@ -87,6 +88,13 @@ describe("README examples", () => {
     const out = await runExample((await readmeExamples()).get("mcp_capabilities")!);
     expect(out).toContain("- Name: Ada");
     expect(out).toContain("- Favorite Integer: 42");
+  });
+
+  it("the durable example answers the first call from the journal and runs the second once", async () => {
+    const out = await runExample((await readmeExamples()).get("durable")!);
+    const [one, two] = out.trim().split("\n---\n");
+    expect(one).toMatch(/^Exit code: 0\n[\s\S]*Output:\none\n?$/);
+    expect(two).toMatch(/^Exit code: 0\n[\s\S]*Output:\ntwo\n?$/);
   });
 
   it("the chat example answers each tool call with a tool message and offers apply_patch as a function", async () => {

@@ -2,6 +2,7 @@ import type { Scenario } from "../lib/scenario.js";
 import { cli } from "./cli.js";
 import { dispatch } from "./dispatch.js";
 import { exec } from "./exec.js";
+import { journal } from "./journal.js";
 import { mcp } from "./mcp.js";
 import { memory } from "./memory.js";
 import { mixed } from "./mixed.js";
@@ -22,6 +23,7 @@ export const SCENARIOS: readonly Scenario[] = [
   exec,
   cli,
   policy,
+  journal,
   peers,
   memory,
 ];

@@ -7,7 +7,7 @@ import type { OutputLike } from "../adapters/index.js";
 import { outputCallId, type ResponseItem, type UnknownItem } from "../protocol/index.js";
 import { ToolCallFailure } from "../router/index.js";
 import { FatalToolCallError, ToolCallRuntime } from "../runtime/index.js";
-import type { ToolEvent } from "../turn/index.js";
+import { checkTurnId, FileJournal, type ToolEvent } from "../turn/index.js";
 import { errorMessage } from "../util/index.js";
 import { ConfigError } from "./config.js";
 import { detectFormat, itemsOf, outputValues, type WireFormat } from "./formats.js";
@@ -32,6 +32,10 @@ export interface ExecOptions extends CommonOptions {
   format?: WireFormat | undefined;
   /** Draw the turn's calls into this file as an SVG Gantt chart. */
   timelineFile?: string | undefined;
+  /** Journal the turn in this directory (DESIGN section 17). */
+  journalDir?: string | undefined;
+  /** Resume this journaled turn (with `journalDir`). */
+  resumeTurnId?: string | undefined;
 }
 
 function say(message: string): void {
@@ -67,6 +71,21 @@ export async function runExec(opts: ExecOptions): Promise<number> {
     });
     input = handle.createReadStream();
   }
+  if (opts.resumeTurnId !== undefined) {
+    try {
+      checkTurnId(opts.resumeTurnId);
+    } catch (err) {
+      throw new ConfigError(`--resume: ${errorMessage(err)}`);
+    }
+  }
+  let journal: FileJournal | undefined;
+  if (opts.journalDir !== undefined) {
+    try {
+      journal = new FileJournal(path.resolve(opts.journalDir));
+    } catch (err) {
+      throw new ConfigError(`--journal: cannot use ${opts.journalDir}: ${errorMessage(err)}`);
+    }
+  }
   let events: number | undefined;
   if (opts.eventsFile !== undefined) {
     try {
@@ -80,15 +99,31 @@ export async function runExec(opts: ExecOptions): Promise<number> {
     timeline?.onEvent(event);
     if (events !== undefined) writeSync(events, `${JSON.stringify(event)}\n`);
   };
-  const session = await openSession({ ...opts, logger, onEvent }).catch((err: unknown) => {
-    if (events !== undefined) closeSync(events);
-    throw err;
-  });
+  const session = await openSession({ ...opts, logger, onEvent, ...(journal && { journal }) }).catch(
+    async (err: unknown) => {
+      if (events !== undefined) closeSync(events);
+      await journal?.close();
+      throw err;
+    },
+  );
   const { router, turn, config } = session;
   const warning = await sandboxWarning(session.environment);
   if (warning !== undefined) say(warning);
   const max = config.runtime.maxConcurrency;
-  const runtime = new ToolCallRuntime(router, turn, max !== undefined ? { maxConcurrency: max } : {});
+  const runtimeOpts = max !== undefined ? { maxConcurrency: max } : {};
+  let runtime: ToolCallRuntime;
+  try {
+    runtime =
+      opts.resumeTurnId !== undefined
+        ? await ToolCallRuntime.resume(router, turn, { ...runtimeOpts, turnId: opts.resumeTurnId })
+        : new ToolCallRuntime(router, turn, runtimeOpts);
+  } catch (err) {
+    await session.close();
+    await journal?.close();
+    if (events !== undefined) closeSync(events);
+    throw new ConfigError(`--resume ${opts.resumeTurnId ?? ""}: ${errorMessage(err)}`);
+  }
+  if (journal) say(`turn ${runtime.turnId} (journal ${journal.dir})`);
 
   const lines = createInterface({ input, crlfDelay: Infinity });
   let interrupted: NodeJS.Signals | undefined;
@@ -127,6 +162,7 @@ export async function runExec(opts: ExecOptions): Promise<number> {
       outputs = withFatalOutput(err);
       if (!interrupted) exitCode = EXIT_FATAL;
     }
+    await runtime.endTurn();
     const answers = outputs.map((output) => {
       const callId = outputCallId("item" in output ? output.item : output);
       return { output, format: formatOf.get(callId) ?? "responses" };
@@ -148,6 +184,7 @@ export async function runExec(opts: ExecOptions): Promise<number> {
   } finally {
     // Still ours while closing: a signal now must not kill us before the children are gone.
     await session.close();
+    await journal?.close();
     stopHandlingSignals();
     if (events !== undefined) {
       const fd = events;

@@ -50,6 +50,11 @@ JSONL, in call order. Nobody answers approvals here: a call that needs one is re
                      (a Chat assistant message or tool call in, a role "tool" message out; an
                      Anthropic message or tool_use block in, a tool_result block out);
                      default: detected per line, each answer in its line's shape
+  --journal DIR      journal the turn in DIR (one JSONL file per turn, fsync'd before each
+                     output is written); the turn's id is printed to stderr
+  --resume TURN_ID   resume that journaled turn (needs --journal): recorded outputs are
+                     written as they were, a mutating call that was running is answered
+                     "interrupted", the rest run; input lines already journaled are not run again
 
 ${COMMON_OPTIONS}
 
@@ -242,9 +247,18 @@ const commands: Record<string, Command> = {
   exec: async (args) => {
     const { values, positionals } = parse(
       args,
-      { ...environmentOptions, events: { type: "string" }, format: { type: "string" }, timeline: { type: "string" } },
+      {
+        ...environmentOptions,
+        events: { type: "string" },
+        format: { type: "string" },
+        timeline: { type: "string" },
+        journal: { type: "string" },
+        resume: { type: "string" },
+      },
       1,
     );
+    if (values.resume !== undefined && values.journal === undefined)
+      throw new ConfigError("--resume needs --journal DIR: the journal the turn was written to");
     const [{ runExec }, { parseFormat }] = await Promise.all([import("./exec.js"), import("./formats.js")]);
     return runExec({
       ...commonOpts(values),
@@ -253,6 +267,8 @@ const commands: Record<string, Command> = {
       eventsFile: values.events,
       format: parseFormat(values.format),
       timelineFile: values.timeline,
+      journalDir: values.journal,
+      resumeTurnId: values.resume,
     });
   },
   serve: async (args) => {

@@ -5,7 +5,7 @@ import { pino, type Logger } from "pino";
 import type { McpConnectionManager } from "../mcp/index.js";
 import type { ToolRouter } from "../router/index.js";
 import { createToolRouter } from "../toolset.js";
-import { createTurnContext, type TurnContext, type ToolEvent } from "../turn/index.js";
+import { createTurnContext, type TurnContext, type ToolEvent, type TurnJournal } from "../turn/index.js";
 import { ConfigError, configFromDocument, loadCliConfig, type CliConfig } from "./config.js";
 import { PermissionEngine, policyToolWarnings, type PermissionMode, type PermissionPolicy } from "../policy/index.js";
 import type { ExecEnvironment } from "../protocol/index.js";
@@ -204,6 +204,8 @@ export async function openSession(
     configDoc?: Record<string, unknown>;
     /** Tools the command's client answers. */
     dynamicTools?: DynamicToolSpec[];
+    /** The turn's journal (DESIGN section 17). */
+    journal?: TurnJournal;
     /** `--plugin FILE`s: modules exporting a tool factory. */
     plugins?: readonly string[] | undefined;
   },
@@ -266,6 +268,7 @@ export async function openSession(
     ...(config.runtime.truncation ? { truncationPolicy: config.runtime.truncation } : {}),
     ...(permissions ? { permissions } : {}),
     ...(config.hooks ? { hooks: config.hooks } : {}),
+    ...(opts.journal ? { journal: opts.journal } : {}),
     onEvent,
   });
   const close = async (): Promise<void> => {

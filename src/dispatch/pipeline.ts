@@ -67,7 +67,10 @@ function check<Ctx>(
     // Nothing to wait for before the handler (no policy, classified at once, the gate open for a
     // mutating call): no promise before the handler's own.
     direct =
-      !turn.permissions && !turn.hooks && (mutating === false || (mutating === true && turn.toolCallGate.isReady()));
+      !turn.permissions &&
+      !turn.hooks &&
+      !turn.callJournal &&
+      (mutating === false || (mutating === true && turn.toolCallGate.isReady()));
   } catch (err) {
     fail(p, err);
     return;
@@ -111,6 +114,9 @@ async function admit<Ctx>(
     await turn.toolCallGate.waitReady(p.signal);
     p.gateWaitMs = now() - gateStart;
   }
+  // Journaled: a call that may not run twice starts only once its start is on record.
+  const recorded = turn.callJournal?.started(invocation.callId, mutating);
+  if (recorded) await recorded;
   return invocation;
 }
 

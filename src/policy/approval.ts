@@ -29,12 +29,16 @@ export function respondToApproval(turn: TurnContext, callId: string, decision: A
  * `signal` (the call's own abort) aborts: that is the runtime's to answer.
  */
 export async function askPerson(turn: TurnContext, request: ApprovalRequest, signal: AbortSignal): Promise<Approval> {
+  // A resumed turn already holds the person's answer: it is not asked twice.
+  const recorded = turn.callJournal?.recordedApproval(request.callId);
+  if (recorded) return { decision: recorded, by: "user" };
   const approve = turn.permissions?.approve;
   if (!approve && (!turn.onEvent || turn.permissions?.nonInteractive === true))
     return { decision: { decision: "deny" }, by: "no_approver", text: texts.noApprover };
   const timeoutMs = turn.permissions?.approvalTimeoutMs;
   const limit = timeoutMs === undefined ? undefined : AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]);
   const waitOn = limit ?? signal;
+  turn.callJournal?.approvalRequested(request.callId);
   try {
     let answer: unknown;
     if (approve) {
@@ -45,7 +49,9 @@ export async function askPerson(turn: TurnContext, request: ApprovalRequest, sig
       emitEvent(turn, { type: "approval_request", callId: request.callId, toolName: request.toolName, request });
       answer = await pending;
     }
-    return { decision: checked(answer), by: "user" };
+    const decision = checked(answer);
+    turn.callJournal?.approvalDecided(request.callId, decision);
+    return { decision, by: "user" };
   } catch (err) {
     if (signal.aborted) throw err;
     if (timeoutMs !== undefined && waitOn.aborted) {

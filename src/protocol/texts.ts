@@ -27,6 +27,9 @@ export const texts = {
   execAborted: (elapsedMs: number, seen: string | undefined): string =>
     `Wall time: ${formatSeconds(elapsedMs)} seconds\naborted by user${seen ? `\nOutput:\n${seen}` : ""}`,
   duplicateCallId: (callId: string): string => `duplicate call id: ${callId}`,
+  /** A resumed turn's answer for a mutating call that was running when the agent stopped (DESIGN section 17). */
+  interrupted: (toolName: string): string =>
+    `interrupted: ${toolName} was running when the agent stopped; it may or may not have taken effect. Check before running it again.`,
   /** The policy stage (DESIGN section 11). */
   deniedByRule: (rule: string): string => `denied by policy: rule "${rule}" forbids this call`,
   deniedReadOnly: (tool: string): string =>

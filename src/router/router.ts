@@ -174,6 +174,17 @@ export class ToolRouter<Ctx = unknown> {
     return this.registry.lookup(toolName)?.timeoutMs;
   }
 
+  /** By its annotations (`idempotentHint`): may a call that may have run be run again? */
+  toolIsIdempotent(toolName: string): boolean {
+    const spec = this.registeredSpec(toolName);
+    const annotations = spec
+      ? "annotations" in spec
+        ? spec.annotations
+        : undefined
+      : this.mcp?.resolve(toolName)?.annotations;
+    return annotations?.idempotentHint === true;
+  }
+
   /** By spec; an unknown name is not parallel-safe. */
   toolSupportsParallel(toolName: string): boolean {
     return this.registry.lookup(toolName)?.supportsParallel ?? this.mcp?.resolve(toolName)?.supportsParallel ?? false;

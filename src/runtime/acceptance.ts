@@ -1,11 +1,23 @@
 import { PreparedCall } from "../dispatch/index.js";
-import { texts, type FunctionCallError, type ResponseItem, type UnknownItem } from "../protocol/index.js";
+import {
+  texts,
+  type FunctionCallError,
+  type ResponseItem,
+  type ToolCall,
+  type UnknownItem,
+} from "../protocol/index.js";
 import type { ToolCallFailure, ToolRouter } from "../router/index.js";
 import { emitEvent, type TurnContext } from "../turn/index.js";
 import { errorText } from "../util/index.js";
+import type { CallRecord } from "./callRecord.js";
 import type { SubmitResult } from "./options.js";
 
 const NOT_A_CALL: SubmitResult = Object.freeze({ accepted: false });
+
+/** A call id seen before with the same call: answered with the first call's output. */
+export interface Repeated<Ctx> {
+  first: CallRecord<Ctx>;
+}
 
 /** A tool item that could not become a call but has a call id: accepted, answered with `reason`. */
 export interface AcceptedFailure {
@@ -20,7 +32,8 @@ export interface AcceptedFailure {
  * `tool_call_rejected` event, no output).
  */
 export class Acceptance<Ctx> {
-  private readonly acceptedCallIds = new Set<string>();
+  /** Every accepted call by id (`remember`): a repeated id is replayed or rejected against the first. */
+  private readonly calls = new Map<string, CallRecord<Ctx>>();
 
   constructor(
     private readonly router: ToolRouter<Ctx>,
@@ -28,23 +41,31 @@ export class Acceptance<Ctx> {
   ) {}
 
   /** The call to start, a failure to answer, or what `submit` returns without an answer. */
-  accept(item: ResponseItem | UnknownItem): PreparedCall<Ctx> | AcceptedFailure | SubmitResult {
+  accept(item: ResponseItem | UnknownItem): PreparedCall<Ctx> | AcceptedFailure | Repeated<Ctx> | SubmitResult {
     const prepared = this.router.prepare(item, this.turn.logger);
     if (prepared === null) return NOT_A_CALL;
     if (prepared instanceof PreparedCall) {
       const { callId, toolName } = prepared.call;
-      return this.isNew(callId) ? prepared : this.reject(item, callId, toolName, texts.duplicateCallId(callId));
+      const first = this.calls.get(callId);
+      if (first === undefined) return prepared;
+      return first.prepared && sameCall(first.prepared.call, prepared.call)
+        ? { first }
+        : this.reject(item, callId, toolName, texts.duplicateCallId(callId));
     }
     const { callId, toolName, error } = prepared;
     if (callId === undefined) return this.reject(item, "", toolName, messageOf(error));
-    if (!this.isNew(callId)) return this.reject(item, callId, toolName, texts.duplicateCallId(callId));
+    if (this.calls.has(callId)) return this.reject(item, callId, toolName, texts.duplicateCallId(callId));
     return { callId, failure: prepared, reason: messageOf(error) };
   }
 
-  /** One hash operation: `add` grows the set unless the id was already accepted. */
-  private isNew(callId: string): boolean {
-    const known = this.acceptedCallIds.size;
-    return this.acceptedCallIds.add(callId).size !== known;
+  /** An accepted call, by its id. */
+  remember(record: CallRecord<Ctx>): void {
+    this.calls.set(record.callId, record);
+  }
+
+  /** Every accepted call's id, in acceptance order. */
+  callIds(): string[] {
+    return [...this.calls.keys()];
   }
 
   /** An item that could not even be read (a proxy whose traps throw): nothing is accepted. */
@@ -62,6 +83,11 @@ export class Acceptance<Ctx> {
     emitEvent(this.turn, { type: "tool_call_rejected", callId, toolName: name, reason });
     return callId === "" ? { accepted: false, reason } : { accepted: false, callId, reason };
   }
+}
+
+/** The same tool with the same arguments (compared only when a call id comes again). */
+function sameCall(a: ToolCall, b: ToolCall): boolean {
+  return a.toolName === b.toolName && JSON.stringify(a.payload) === JSON.stringify(b.payload);
 }
 
 function messageOf(err: FunctionCallError): string {

@@ -1,9 +1,10 @@
 import { FunctionCallError, responseItemFor, texts, type ResponseInputItem } from "../protocol/index.js";
-import { truncateBody, type TurnContext } from "../turn/index.js";
+import { emitEvent, truncateBody, type TurnContext } from "../turn/index.js";
 import { errorText, now } from "../util/index.js";
-import type { CallRecord, ToolCallOutcome } from "./callRecord.js";
+import { CallRecord, type ToolCallOutcome } from "./callRecord.js";
 import { Drain } from "./drain.js";
 import type { CallReports } from "./reports.js";
+import type { TurnLog } from "./turnLog.js";
 
 /**
  * Settles calls: each accepted call gets exactly one answer (the first wins: an abort or its
@@ -15,6 +16,8 @@ export class Answers<Ctx> {
   constructor(
     private readonly turn: TurnContext,
     private readonly reports: CallReports,
+    /** The turn's journal: an outcome is handed out once its record is durable. */
+    private readonly log: TurnLog | undefined,
   ) {}
 
   /** Dispatch's answer, its handler's end at `end`. */
@@ -64,9 +67,39 @@ export class Answers<Ctx> {
     return responseItemFor(record.callId, record.payloadKind, truncateBody(text, this.turn.truncationPolicy), false);
   }
 
+  /** An answer a resumed turn's journal holds: handed out again, not journaled again. */
+  recorded(record: CallRecord<Ctx>, item: ResponseInputItem, success: boolean, aborted: boolean): void {
+    const outcome = record.settle(item, success, aborted, now());
+    if (outcome) this.handOut(record, outcome);
+  }
+
+  /**
+   * A call id seen before (`first`). The same call again gets the first one's output (a retried
+   * request loses nothing): in the next drain once, or again after the first was drained.
+   */
+  replay(first: CallRecord<Ctx>, submittedAt: number): void {
+    const { callId, toolName } = first;
+    emitEvent(this.turn, { type: "tool_call_replayed", callId, toolName });
+    if (!first.drained) return;
+    const copy = new CallRecord<Ctx>(callId, toolName, first.payloadKind, first.prepared, submittedAt);
+    const outcome = first.result as ToolCallOutcome;
+    this.recorded(copy, outcome.item, outcome.success, outcome.aborted);
+    this.drain.track(copy);
+  }
+
   /** The call's one answer was just settled (undefined: it had been already). */
   private settled(record: CallRecord<Ctx>, outcome: ToolCallOutcome | undefined): void {
     if (!outcome) return;
+    // Journaled: nobody is handed the output before its record is durable.
+    if (this.log)
+      this.log.outcome(outcome, () => {
+        this.handOut(record, outcome);
+      });
+    else this.handOut(record, outcome);
+  }
+
+  private handOut(record: CallRecord<Ctx>, outcome: ToolCallOutcome): void {
+    record.handOut();
     this.drain.settled(record);
     this.reports.settled(outcome);
   }

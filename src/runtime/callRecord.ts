@@ -36,8 +36,12 @@ export class CallRecord<Ctx> implements LockRequest, RunningLinks<CallRecord<Ctx
   ticket = GRANTED;
   /** Holds its lock slot: released once, when the handler settles or as leaked. */
   holdsSlot = false;
-  /** Counted among the runtime's unsettled drainable calls until it settles. */
+  /** Counted among the runtime's unsettled drainable calls until its outcome is handed out. */
   awaitedByDrain = false;
+  /** Its outcome was handed out (after its journal record, when journaled): drain and `outcome` may read it. */
+  handedOut = false;
+  /** Taken by a drain: a replay of its call id gets its output again. */
+  drained = false;
   /** Its neighbours among the runtime's running calls. */
   prevRunning: CallRecord<Ctx> | undefined;
   nextRunning: CallRecord<Ctx> | undefined;
@@ -65,8 +69,8 @@ export class CallRecord<Ctx> implements LockRequest, RunningLinks<CallRecord<Ctx
 
   /** Resolves with the outcome once settled. */
   get outcome(): Promise<ToolCallOutcome> {
-    this.outcomePromise ??= this.result
-      ? Promise.resolve(this.result)
+    this.outcomePromise ??= this.handedOut
+      ? Promise.resolve(this.result as ToolCallOutcome)
       : new Promise((resolve) => (this.resolveOutcome = resolve));
     return this.outcomePromise;
   }
@@ -115,7 +119,12 @@ export class CallRecord<Ctx> implements LockRequest, RunningLinks<CallRecord<Ctx
       },
     };
     this.result = outcome;
-    this.resolveOutcome?.(outcome);
     return outcome;
+  }
+
+  /** The settled outcome may be read now: `outcome` resolves. */
+  handOut(): void {
+    this.handedOut = true;
+    if (this.result) this.resolveOutcome?.(this.result);
   }
 }

@@ -28,12 +28,12 @@ export class Drain<Ctx> {
   /** Adds an accepted call to the next drain (counted until it settles). */
   track(record: CallRecord<Ctx>): void {
     this.pending.push(record);
-    if (record.settled) return;
+    if (record.handedOut) return;
     record.awaitedByDrain = true;
     this.unsettled++;
   }
 
-  /** `record` has just settled. */
+  /** `record`'s outcome has just been handed out. */
   settled(record: CallRecord<Ctx>): void {
     if (record.awaitedByDrain && --this.unsettled === 0) this.answer();
   }
@@ -93,5 +93,6 @@ export class Drain<Ctx> {
 
 /** Drain reads outcomes once every call in its batch has settled. */
 function settledOutcome<Ctx>(record: CallRecord<Ctx>): ToolCallOutcome {
+  record.drained = true;
   return record.result as ToolCallOutcome;
 }

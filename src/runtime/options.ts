@@ -1,3 +1,6 @@
+import { randomUUID } from "node:crypto";
+import { texts } from "../protocol/index.js";
+import { errorText } from "../util/index.js";
 import type { ToolCallOutcome } from "./callRecord.js";
 
 export interface ToolCallRuntimeOptions<Ctx> {
@@ -15,11 +18,14 @@ export interface ToolCallRuntimeOptions<Ctx> {
    * streaming outputs before `drain`. Called synchronously; what it throws is logged.
    */
   onOutcome?: (outcome: ToolCallOutcome) => void;
+  /** The turn's id in its journal (DESIGN section 17); default a new UUID. */
+  turnId?: string;
 }
 
 /**
  * What `submit` did with an item. Not a tool call: `accepted: false` and no reason. Rejected
- * (no call id, duplicate call id): `accepted: false` and the reason; it gets no output.
+ * (no call id, a known call id with another call): `accepted: false` and the reason; it gets no
+ * output. The same call again under its id is accepted and answered with the first output.
  * Accepted: the call id; `reason` is set when the item could not become a call and is answered
  * with that error.
  */
@@ -44,6 +50,21 @@ export function runtimeLimits<Ctx>(opts: ToolCallRuntimeOptions<Ctx>): {
     toolTimeoutMs: positive("toolTimeoutMs", opts.toolTimeoutMs, 600_000),
     leakGraceMs: positive("leakGraceMs", opts.leakGraceMs, 5_000),
   };
+}
+
+/** The runtime's turn id: the caller's, checked, or a new UUID. */
+export function turnIdOf<Ctx>(opts: ToolCallRuntimeOptions<Ctx>): string {
+  const id = opts.turnId ?? randomUUID();
+  if (typeof id !== "string" || id === "")
+    throw new TypeError(`turnId must be a non-empty string, got ${JSON.stringify(id)}`);
+  return id;
+}
+
+/** An abort signal's reason as the text aborted calls answer with. */
+export function abortReason(signal: AbortSignal): string {
+  const reason: unknown = signal.reason;
+  if (typeof reason === "string") return reason;
+  return reason instanceof Error ? (errorText(reason) ?? texts.abortedByUser) : texts.abortedByUser;
 }
 
 function positive(name: string, value: number | undefined, fallback: number): number {

@@ -15,15 +15,17 @@ import {
   type TurnContext,
   type UserInputResponse,
 } from "../turn/index.js";
-import { errorText, now } from "../util/index.js";
+import { now } from "../util/index.js";
 import { Acceptance } from "./acceptance.js";
 import { Answers } from "./answers.js";
 import { CallDeadlines } from "./callDeadlines.js";
 import { CallRecord, type ToolCallOutcome } from "./callRecord.js";
 import { GRANTED, SharedExclusiveLock } from "./lock.js";
-import { runtimeLimits, type SubmitResult, type ToolCallRuntimeOptions } from "./options.js";
+import { abortReason, runtimeLimits, turnIdOf, type SubmitResult, type ToolCallRuntimeOptions } from "./options.js";
 import { CallReports } from "./reports.js";
+import { loadTurn, restore } from "./resume.js";
 import { RunningCalls } from "./runningCalls.js";
+import { TurnLog } from "./turnLog.js";
 
 export type { SubmitResult, ToolCallOutcome, ToolCallRuntimeOptions };
 
@@ -46,15 +48,23 @@ export class ToolCallRuntime<Ctx = unknown> {
   private readonly turn: TurnContext;
   /** Where every dispatched call of this runtime reports (one object, not one per call). */
   private readonly host: DispatchHost<Ctx, CallRecord<Ctx>>;
+  /** The turn's id in its journal; every runtime has one. */
+  readonly turnId: string;
+  /** The journal's side of this runtime, when the turn has a journal (DESIGN section 17). */
+  private readonly log: TurnLog | undefined;
 
   constructor(
     private readonly router: ToolRouter<Ctx>,
     turn: TurnContext,
     opts: ToolCallRuntimeOptions<Ctx> = {},
   ) {
-    this.reports = new CallReports(turn, opts.onOutcome);
+    this.turnId = turnIdOf(opts);
+    const journal = turn.journal;
+    this.log = journal && new TurnLog(journal, this.turnId, turn.logger, (tool) => router.toolIsIdempotent(tool));
+    // Dispatch and the policy stage report to the journal through the turn they are given.
+    this.reports = new CallReports(this.log ? { ...turn, callJournal: this.log } : turn, opts.onOutcome);
     this.turn = this.reports.turn;
-    this.answers = new Answers(this.turn, this.reports);
+    this.answers = new Answers(this.turn, this.reports, this.log);
     this.acceptance = new Acceptance(router, this.turn);
     const limits = runtimeLimits(opts);
     // A queued call's turn: the lock calls back, and dispatch starts right there (no promise per waiter).
@@ -123,22 +133,74 @@ export class ToolCallRuntime<Ctx = unknown> {
     }
   }
 
-  private accept(item: ResponseItem | UnknownItem, submittedAt: number): SubmitResult {
+  /** `journaled`: a resumed turn's call, already in the journal. */
+  private accept(item: ResponseItem | UnknownItem, submittedAt: number, journaled = false): SubmitResult {
     const accepted = this.acceptance.accept(item);
+    if ("first" in accepted) {
+      this.answers.replay(accepted.first, submittedAt);
+      return { accepted: true, callId: accepted.first.callId };
+    }
     if (accepted instanceof PreparedCall) {
-      this.answers.drain.track(this.start(accepted, submittedAt));
-      return { accepted: true, callId: accepted.call.callId };
+      const { callId, toolName } = accepted.call;
+      if (!journaled) this.log?.accepted(callId, toolName, item, !accepted.exclusive);
+      const record = this.start(accepted, submittedAt);
+      this.acceptance.remember(record);
+      this.answers.drain.track(record);
+      return { accepted: true, callId };
     }
     if (!("failure" in accepted)) return accepted;
     // A known call id, but the item could not become a call: answer it with the error (or, once
     // the turn is aborted, with the aborted output like every other late submit).
     const { callId, failure, reason } = accepted;
+    if (!journaled) this.log?.accepted(callId, failure.toolName, item, false);
     const record = new CallRecord<Ctx>(callId, failure.toolName, failure.payloadKind, undefined, submittedAt);
+    this.acceptance.remember(record);
     this.reports.accepted(callId, failure.toolName, failure.payloadKind, true);
     this.answers.drain.track(record);
     if (this.aborted) this.answers.aborted(record);
     else this.answers.text(record, reason);
     return { accepted: true, callId, reason };
+  }
+
+  /**
+   * A runtime for a turn its journal knows (DESIGN section 17), e.g. after the agent's process
+   * died: recorded outputs are answered as they were, in call order, without running their
+   * calls; a call that was running runs again only when it does not mutate or its tool is
+   * idempotent, else it is answered `interrupted`; calls that never started run now; a person's
+   * recorded answer is not asked again. Submitting the turn's items again is safe. Needs
+   * `createTurnContext({ journal })`.
+   */
+  static async resume<Ctx>(
+    router: ToolRouter<Ctx>,
+    turn: TurnContext,
+    opts: ToolCallRuntimeOptions<Ctx> & { turnId: string },
+  ): Promise<ToolCallRuntime<Ctx>> {
+    const state = await loadTurn(turn, opts.turnId);
+    const rt = new ToolCallRuntime(router, turn, opts);
+    restore(state, rt.log as TurnLog, {
+      run: (item) => rt.accept(item, now(), true),
+      answer: (call, item, success, aborted) => {
+        // Prepared (never dispatched), so the same call sent again is known as the same.
+        const prepared = router.prepare(call.item, turn.logger);
+        const own = prepared instanceof PreparedCall ? prepared : undefined;
+        const record = new CallRecord<Ctx>(call.callId, call.tool, call.kind, own, now());
+        rt.acceptance.remember(record);
+        rt.answers.drain.track(record);
+        if (item) rt.answers.recorded(record, item, success, aborted);
+        else rt.answers.text(record, texts.interrupted(call.tool));
+      },
+    });
+    return rt;
+  }
+
+  /** Ends the turn in its journal (`turn_end`, durable when this settles), after the last drain. */
+  async endTurn(): Promise<void> {
+    await this.log?.end();
+  }
+
+  /** Every accepted call's id, in submission order (a resumed turn's journaled calls first). */
+  callIds(): string[] {
+    return this.acceptance.callIds();
   }
 
   /** Runs one call outside the submit/drain bookkeeping; rejects only with `FatalToolCallError`. */
@@ -290,10 +352,4 @@ export class ToolCallRuntime<Ctx = unknown> {
     const fatal = this.answers.error(record, err, this.aborted);
     if (fatal !== undefined) this.abort(fatal);
   }
-}
-
-function abortReason(signal: AbortSignal): string {
-  const reason: unknown = signal.reason;
-  if (typeof reason === "string") return reason;
-  return reason instanceof Error ? (errorText(reason) ?? texts.abortedByUser) : texts.abortedByUser;
 }

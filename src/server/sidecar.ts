@@ -1,3 +1,4 @@
+import path from "node:path";
 import type { Logger } from "pino";
 import {
   outputCallId,
@@ -11,13 +12,14 @@ import type { ToolRouter } from "../router/index.js";
 import { FatalToolCallError, ToolCallRuntime, type ToolCallOutcome } from "../runtime/index.js";
 import {
   defaultLogger,
+  FileJournal,
   ReadinessFlag,
   type DynamicToolResponse,
   type ToolEvent,
   type TurnContext,
   type UserInputResponse,
 } from "../turn/index.js";
-import { isRecord, PACKAGE_VERSION } from "../util/index.js";
+import { errorText, isRecord, PACKAGE_VERSION } from "../util/index.js";
 import type { WireFormat } from "../adapters/index.js";
 import { outputInFormat, sidecarFormat, submitInFormat } from "./sidecarFormat.js";
 import {
@@ -136,6 +138,10 @@ function dynamicResponse(result: unknown): DynamicToolResponse {
 /** One turn: its runtime and the outputs not yet streamed (sent in call order). */
 class SidecarTurn {
   readonly order: string[] = [];
+  /** The ids in `order`: a call sent again (replayed) does not wait for a second output. */
+  readonly known = new Set<string>();
+  /** Outputs the client already has (`turn/resume { received }`): not streamed again. */
+  received: ReadonlySet<string> = new Set();
   /** Settled outcomes waiting for every earlier call's. */
   readonly settled = new Map<string, ToolCallOutcome>();
   next = 0;
@@ -162,6 +168,8 @@ export class SidecarServer {
   private events = false;
   private format: WireFormat | undefined;
   private readonly turns = new Map<string, SidecarTurn>();
+  /** Journals by directory (`turn/start { journal }`), closed with the session. */
+  private readonly journals = new Map<string, FileJournal>();
   private turnCount = 0;
   private closing: Promise<void> | undefined;
   private readonly logger: Logger;
@@ -199,7 +207,7 @@ export class SidecarServer {
       await this.close();
       return {};
     }
-    const known = ["turn/start", "turn/submit", "turn/drain", "turn/abort", "call/cancel"];
+    const known = ["turn/start", "turn/resume", "turn/submit", "turn/drain", "turn/abort", "call/cancel"];
     if (!known.includes(method)) throw new JsonRpcError(JsonRpcErrorCode.MethodNotFound, `Method not found: ${method}`);
     // Requests sent right behind `initialize` wait for it, in order.
     if (!this.session && this.opening) await this.opening.catch(() => undefined);
@@ -209,14 +217,19 @@ export class SidecarServer {
     }
     const session = this.session;
     if (method === "turn/start") return this.startTurn(session, params);
+    if (method === "turn/resume") return this.resumeTurn(session, params);
     const turn = this.turnOf(params);
     switch (method) {
       case "turn/submit": {
         const item = params["item"];
         if (!isRecord(item) && !Array.isArray(item)) throw badParam("item", "a JSON object or array", item);
         const result = submitInFormat(turn.runtime, item, this.format, turn.formats);
-        if (result.accepted && result.callId !== undefined) {
-          turn.order.push(...(result.callIds ?? [result.callId]));
+        const fresh = (result.callIds ?? (result.callId === undefined ? [] : [result.callId])).filter(
+          (id) => !turn.known.has(id),
+        );
+        if (result.accepted && result.callId !== undefined && fresh.length > 0) {
+          turn.order.push(...fresh);
+          for (const id of fresh) turn.known.add(id);
           // A call answered inside submit (an error) streams its output right after the reply.
           return new FollowedBy(result, () => {
             this.flush(turn);
@@ -285,6 +298,49 @@ export class SidecarServer {
     if (given !== undefined && (typeof given !== "string" || given === "")) throw badParam("turnId", "a string", given);
     const id = given ?? `turn_${++this.turnCount}`;
     if (this.turns.has(id)) throw badParam("turnId", "a turn id not in use", id);
+    const { turn, context, runtimeOpts } = this.newTurn(session, id, this.journalOf(params));
+    turn.runtime = new ToolCallRuntime(session.router, context, runtimeOpts);
+    this.turns.set(id, turn);
+    return { turnId: id };
+  }
+
+  /**
+   * A journaled turn again (DESIGN section 17), e.g. in a sidecar started after the last one
+   * died: its journaled outputs stream again in call order, except those the client says it
+   * `received`; calls that never started run; a mutating call that was running is answered
+   * `interrupted`. Replies with the turn's call ids so far.
+   */
+  private async resumeTurn(session: SidecarSession, params: Record<string, unknown>): Promise<unknown> {
+    const id = params["turnId"];
+    if (typeof id !== "string" || id === "") throw badParam("turnId", "a journaled turn's id", id);
+    if (this.turns.has(id)) throw badParam("turnId", "a turn id not in use", id);
+    const journal = this.journalOf(params);
+    if (!journal) throw badParam("journal", "the journal's directory", params["journal"]);
+    const received = params["received"] ?? [];
+    if (!Array.isArray(received) || !received.every((r) => typeof r === "string"))
+      throw badParam("received", "an array of call ids", received);
+    const { turn, context, runtimeOpts } = this.newTurn(session, id, journal);
+    // Taken before any output can stream: what the journal answers comes out inside `resume`.
+    this.turns.set(id, turn);
+    try {
+      turn.runtime = await ToolCallRuntime.resume(session.router, context, { ...runtimeOpts, turnId: id });
+    } catch (err) {
+      this.turns.delete(id);
+      throw badParam("turnId", `a turn in the journal (${errorText(err) ?? "unreadable"})`, id);
+    }
+    const calls = turn.runtime.callIds();
+    turn.received = new Set(received);
+    for (const callId of calls) {
+      turn.known.add(callId);
+      turn.order.push(callId);
+    }
+    return new FollowedBy({ turnId: id, calls }, () => {
+      this.flush(turn);
+    });
+  }
+
+  /** A turn's own gate, listener and outcome stream over the session's turn. */
+  private newTurn(session: SidecarSession, id: string, journal: FileJournal | undefined) {
     const turn = new SidecarTurn(id);
     const base = session.turn;
     // Its own gate and listener; everything else (cwd, policy, environment) is the session's.
@@ -295,16 +351,35 @@ export class SidecarServer {
         base.onEvent?.(event);
         this.onEvent(turn, event);
       },
+      ...(journal && { journal }),
     };
-    turn.runtime = new ToolCallRuntime(session.router, context, {
+    const runtimeOpts = {
       ...(session.maxConcurrency !== undefined && { maxConcurrency: session.maxConcurrency }),
-      onOutcome: (outcome) => {
+      turnId: id,
+      onOutcome: (outcome: ToolCallOutcome) => {
         turn.settled.set(outcome.callId, outcome);
         this.flush(turn);
       },
-    });
-    this.turns.set(id, turn);
-    return { turnId: id };
+    };
+    return { turn, context, runtimeOpts };
+  }
+
+  /** `journal`: a directory; one FileJournal per directory for the session. */
+  private journalOf(params: Record<string, unknown>): FileJournal | undefined {
+    const dir = params["journal"];
+    if (dir === undefined) return undefined;
+    if (typeof dir !== "string" || dir === "") throw badParam("journal", "a directory path", dir);
+    const resolved = path.resolve(this.session?.turn.cwd ?? process.cwd(), dir);
+    let journal = this.journals.get(resolved);
+    if (!journal) {
+      try {
+        journal = new FileJournal(resolved);
+      } catch (err) {
+        throw badParam("journal", `a directory the sidecar can write (${errorText(err) ?? "unusable"})`, dir);
+      }
+      this.journals.set(resolved, journal);
+    }
+    return journal;
   }
 
   private turnOf(params: Record<string, unknown>): SidecarTurn {
@@ -315,18 +390,19 @@ export class SidecarServer {
     return turn;
   }
 
-  /** Sends the outputs whose every earlier call has been sent. */
+  /** Sends the outputs whose every earlier call has been sent (not those the client has). */
   private flush(turn: SidecarTurn): void {
     for (let id = turn.order[turn.next]; id !== undefined; id = turn.order[turn.next]) {
       const outcome = turn.settled.get(id);
       if (!outcome) return;
       turn.settled.delete(id);
       turn.next++;
-      this.peer.notify("turn/output", {
-        turnId: turn.id,
-        callId: id,
-        item: outputInFormat(outcome, turn.formats.get(id)),
-      });
+      if (!turn.received.has(id))
+        this.peer.notify("turn/output", {
+          turnId: turn.id,
+          callId: id,
+          item: outputInFormat(outcome, turn.formats.get(id)),
+        });
     }
   }
 
@@ -337,6 +413,7 @@ export class SidecarServer {
     try {
       const outputs = inFormats(await turn.runtime.drain(), turn.formats);
       this.flush(turn);
+      await turn.runtime.endTurn();
       return { outputs };
     } catch (err) {
       if (!(err instanceof FatalToolCallError)) throw err;
@@ -384,6 +461,7 @@ export class SidecarServer {
       // Aborted calls answer at once: waiting drains get their outputs before the session goes.
       await this.peer.answered();
       await this.session?.close();
+      await Promise.all([...this.journals.values()].map((j) => j.close()));
     })();
     return this.closing;
   }

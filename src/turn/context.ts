@@ -3,6 +3,7 @@ import { ReadinessFlag } from "./readiness.js";
 import type { ToolEvent } from "./events.js";
 import { DEFAULT_TRUNCATION_POLICY, type TruncationPolicy } from "./truncation.js";
 import type { ExecEnvironment, HookConfig, PermissionDecider } from "../protocol/index.js";
+import type { CallJournal, TurnJournal } from "./journal.js";
 
 /** What one turn shares between its calls. */
 export interface TurnContext {
@@ -25,6 +26,13 @@ export interface TurnContext {
    * the default environment policy (`environmentOf` in src/sandbox).
    */
   environment?: ExecEnvironment;
+  /**
+   * Where the turn's calls and outputs are journaled (DESIGN section 17): an output is durable
+   * there before anyone is handed it, and `ToolCallRuntime.resume` answers from it after a crash.
+   */
+  journal?: TurnJournal;
+  /** @internal The running turn's journal, as dispatch and the policy stage report to it (set by the runtime). */
+  callJournal?: CallJournal;
 }
 
 let silentLogger: Logger | undefined;
@@ -54,5 +62,6 @@ export function createTurnContext(partial: Partial<TurnContext> = {}): TurnConte
   if (partial.hooks) turn.hooks = partial.hooks;
   if (partial.transcriptPath !== undefined) turn.transcriptPath = partial.transcriptPath;
   if (partial.environment) turn.environment = partial.environment;
+  if (partial.journal) turn.journal = partial.journal;
   return turn;
 }

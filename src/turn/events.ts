@@ -26,6 +26,8 @@ export type ToolEvent =
   | (EventBase & { type: "tool_call_begin"; payloadKind: PayloadKind })
   | (EventBase & { type: "tool_call_end"; success: boolean; aborted: boolean; timing: Timing })
   | (EventBase & { type: "tool_call_rejected"; reason: string })
+  /** A call id came again with the same call: answered with the first call's output, not run. */
+  | (EventBase & { type: "tool_call_replayed" })
   | (EventBase & { type: "exec_command_begin"; command: string[]; cwd: string })
   | (EventBase & { type: "exec_command_output_delta"; stream: "stdout" | "stderr"; chunk: string })
   | (EventBase & {

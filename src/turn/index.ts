@@ -5,3 +5,5 @@ export * from "./context.js";
 export * from "./brokers.js";
 export * from "./signalDeadline.js";
 export * from "./spill.js";
+export * from "./journal.js";
+export * from "./fileJournal.js";

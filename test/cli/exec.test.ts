@@ -43,7 +43,7 @@ describe("toolcall exec (child process)", () => {
         }),
         fn("call_words", "mcp__demo__word_count", { text: "one two three" }),
         "",
-        fn("call_read", "read_file", { file_path: path.join(dir, "a.txt") }),
+        fn("call_read", "read_file", { file_path: path.join(dir, "b.txt") }),
         JSON.stringify({ type: "function_call", call_id: "call_numargs", name: "shell", arguments: 42 }),
         "[1, 2]",
       ].join("\n");

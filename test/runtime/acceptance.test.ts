@@ -144,7 +144,13 @@ describe("accepting items", () => {
     const { runtime } = makeRuntime([{ name: "t", handler: echo }]);
     expect(runtime.submit({ type: "message", role: "assistant", content: [] })).toEqual({ accepted: false });
     expect(runtime.submit(fc("a", "t"))).toEqual({ accepted: true, callId: "a" });
-    expect(runtime.submit(fc("a", "t"))).toEqual({ accepted: false, callId: "a", reason: "duplicate call id: a" });
+    // The same call again is replayed (DESIGN section 17); another call under its id is rejected.
+    expect(runtime.submit(fc("a", "t"))).toEqual({ accepted: true, callId: "a" });
+    expect(runtime.submit(fc("a", "t", '{"other":1}'))).toEqual({
+      accepted: false,
+      callId: "a",
+      reason: "duplicate call id: a",
+    });
     expect(runtime.submit({ type: "local_shell_call", action: { type: "exec", command: ["ls"] } })).toEqual({
       accepted: false,
       reason: "LocalShellCall without call_id or id",

@@ -100,7 +100,8 @@ describe("the sidecar speaks every format (DESIGN section 13)", () => {
     });
     const dup = await result<{ accepted: boolean; reason: string }>("turn/submit", {
       turnId,
-      item: { type: "tool_use", id: "t1", name: "echo", input: {} },
+      // Another call under a known id (the same call again would be answered with the first output).
+      item: { type: "tool_use", id: "t1", name: "echo", input: { other: 1 } },
     });
     expect(dup.accepted).toBe(false);
     expect(dup.reason).toMatch(/t1/);
