@@ -9,7 +9,7 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { afterAll, expect, it } from "vitest";
 // @ts-expect-error: a plain ES module shared with the child
-import { turnPlan } from "../fixtures/journal/plan.mjs";
+import { random as seeded, turnPlan } from "../fixtures/journal/plan.mjs";
 
 interface PlannedCall {
   callId: string;
@@ -19,6 +19,7 @@ interface PlannedCall {
   approve: "allow" | "deny";
 }
 const plan = turnPlan as (k: number) => PlannedCall[];
+const random = seeded as (seed: number) => () => number;
 
 const CHILD = fileURLToPath(new URL("../fixtures/journal/crashChild.mjs", import.meta.url));
 const TURNS = Number(process.env["JOURNAL_CRASH_TURNS"] ?? 300);
@@ -27,16 +28,6 @@ const dir = mkdtempSync(path.join(os.tmpdir(), "journal-crash-"));
 afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
-
-function random(seed: number): () => number {
-  let s = seed >>> 0 || 1;
-  return () => {
-    s ^= s << 13;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    return (s >>> 0) / 0x100000000;
-  };
-}
 
 type Line =
   | { ready: true }
