@@ -22,6 +22,7 @@ const SCENARIOS = [
   "exec",
   "cli",
   "policy",
+  "journal",
   "peers",
   "memory",
 ];
