@@ -4,39 +4,18 @@
  * runs again unsandboxed, otherwise the sandboxed output stands. Proved by the file on disk.
  */
 import { existsSync } from "node:fs";
-import path from "node:path";
-import { afterAll, beforeAll, expect, it } from "vitest";
-import {
-  createToolRouter,
-  createTurnContext,
+import { expect, it } from "vitest";
+import type {
+  ApprovalDecision,
+  ApprovalRequest,
   PermissionEngine,
-  ToolCallRuntime,
-  type ApprovalDecision,
-  type ApprovalRequest,
-  type PermissionPolicy,
-  type ToolEvent,
-  type ToolRouter,
+  PermissionPolicy,
+  ToolEvent,
 } from "../../src/index.js";
-import type { ExecEnvironment } from "../../src/protocol/index.js";
-import { createExecEnvironment } from "../../src/sandbox/index.js";
-import { text } from "../support/harness.js";
-import { describeSandbox, Scratch } from "./helpers.js";
+import { askingEngine as engine, describeSandbox, escalationBench } from "./helpers.js";
 
 const REASON = "command failed in the sandbox; run it again without the sandbox?";
-const scratch = new Scratch();
-let workspace: string;
-let outside: string;
-let env: ExecEnvironment;
-let router: ToolRouter;
-let n = 0;
-
-beforeAll(async () => {
-  workspace = await scratch.outside("esc-ws");
-  outside = await scratch.outside("esc-out");
-  env = await createExecEnvironment({ cwd: workspace, sandbox: { mode: "workspace-write" } });
-  router = await createToolRouter({ shell: "shell" });
-});
-afterAll(() => scratch.cleanup());
+const bench = escalationBench("esc", { shell: "shell" });
 
 interface Outcome {
   output: string;
@@ -45,42 +24,14 @@ interface Outcome {
   target: string;
 }
 
-/** An engine whose `approve` plays the person with `answer`, recording what it was asked. */
-function engine(policy: PermissionPolicy, answer?: (req: ApprovalRequest) => ApprovalDecision) {
-  const asked: ApprovalRequest[] = [];
-  const permissions = new PermissionEngine({
-    ...policy,
-    ...(answer && {
-      approve: async (req: ApprovalRequest) => {
-        asked.push(req);
-        return answer(req);
-      },
-    }),
-  });
-  return { permissions, asked };
-}
-
 /** One `touch {outside}/...` call (or `argv(target)`) through the runtime. */
 async function touchOutside(
   permissions: PermissionEngine | undefined,
   argv?: (target: string) => string[],
 ): Promise<Omit<Outcome, "asked">> {
-  const target = path.join(outside, `f${++n}.txt`);
-  const events: ToolEvent[] = [];
-  const turn = createTurnContext({
-    cwd: workspace,
-    environment: env,
-    ...(permissions && { permissions }),
-    onEvent: (e) => events.push(e),
-  });
-  const runtime = new ToolCallRuntime(router, turn);
-  runtime.submit({
-    type: "function_call",
-    call_id: `c${n}`,
-    name: "shell",
-    arguments: JSON.stringify({ command: argv ? argv(target) : ["touch", target] }),
-  });
-  return { output: (await runtime.drain()).map(text)[0]!, events, target };
+  const target = bench.target(".txt");
+  const out = await bench.call("shell", { command: argv ? argv(target) : ["touch", target] }, permissions);
+  return { ...out, target };
 }
 
 /** `touchOutside` with a fresh engine on `policy` answered by `answer`. */

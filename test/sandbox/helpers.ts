@@ -7,12 +7,27 @@ import { execFileSync } from "node:child_process";
 import { access, constants, mkdtemp, realpath, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { beforeAll, describe } from "vitest";
-import { ShellHandler, createTurnContext, type ToolInvocation, type ToolOutput } from "../../src/index.js";
+import { afterAll, beforeAll, describe } from "vitest";
+import {
+  createToolRouter,
+  createTurnContext,
+  PermissionEngine,
+  ShellHandler,
+  ToolCallRuntime,
+  type ApprovalDecision,
+  type ApprovalRequest,
+  type PermissionPolicy,
+  type ToolEvent,
+  type ToolInvocation,
+  type ToolOutput,
+  type ToolRouter,
+  type ToolsConfig,
+} from "../../src/index.js";
 import { findExecutable } from "../../src/process/index.js";
 import type { ExecEnvironment } from "../../src/protocol/index.js";
-import { runCommand } from "../../src/sandbox/index.js";
+import { createExecEnvironment, runCommand } from "../../src/sandbox/index.js";
 import { ROOT } from "../cli/helpers.js";
+import { text } from "../support/harness.js";
 
 const BWRAP = await findExecutable("bwrap", process.env["PATH"]);
 
@@ -143,4 +158,68 @@ export async function shellIn(env: ExecEnvironment, cwd: string, argv: string[])
 function body(out: ToolOutput): string {
   if (out.kind !== "function" || typeof out.body !== "string") throw new Error("expected a text function output");
   return out.body;
+}
+
+/** An engine on `policy` whose `approve` plays the person with `answer`, recording what it was asked. */
+export function askingEngine(
+  policy: PermissionPolicy,
+  answer?: (req: ApprovalRequest) => ApprovalDecision,
+): { permissions: PermissionEngine; asked: ApprovalRequest[] } {
+  const asked: ApprovalRequest[] = [];
+  const permissions = new PermissionEngine({
+    ...policy,
+    ...(answer && {
+      approve: async (req: ApprovalRequest) => {
+        asked.push(req);
+        return answer(req);
+      },
+    }),
+  });
+  return { permissions, asked };
+}
+
+/**
+ * The escalation tests' bench: a workspace-write environment, a directory `outside` its
+ * roots, and `call` running one function call through a fresh runtime on `tools`' router.
+ * Registers its own set-up and clean-up.
+ */
+export function escalationBench(prefix: string, tools: ToolsConfig) {
+  const scratch = new Scratch();
+  let workspace = "";
+  let outside = "";
+  let env: ExecEnvironment | undefined;
+  let router: ToolRouter | undefined;
+  let n = 0;
+  beforeAll(async () => {
+    workspace = await scratch.outside(`${prefix}-ws`);
+    outside = await scratch.outside(`${prefix}-out`);
+    env = await createExecEnvironment({ cwd: workspace, sandbox: { mode: "workspace-write" } });
+    router = await createToolRouter(tools);
+  });
+  afterAll(async () => {
+    await router?.close();
+    await env?.close?.();
+    await scratch.cleanup();
+  });
+  return {
+    /** A fresh path in the directory outside the roots. */
+    target: (suffix = ""): string => path.join(outside, `f${++n}${suffix}`),
+    /** `name(args)` through a runtime judged by `permissions`: its output and the events. */
+    async call(
+      name: string,
+      args: Record<string, unknown>,
+      permissions: PermissionEngine | undefined,
+    ): Promise<{ output: string; events: ToolEvent[] }> {
+      const events: ToolEvent[] = [];
+      const turn = createTurnContext({
+        cwd: workspace,
+        ...(env && { environment: env }),
+        ...(permissions && { permissions }),
+        onEvent: (e) => events.push(e),
+      });
+      const runtime = new ToolCallRuntime(router!, turn);
+      runtime.submit({ type: "function_call", call_id: `c${n}`, name, arguments: JSON.stringify(args) });
+      return { output: (await runtime.drain()).map(text)[0]!, events };
+    },
+  };
 }

@@ -5,43 +5,17 @@
  * bubblewrap.
  */
 import { existsSync } from "node:fs";
-import path from "node:path";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import {
-  createToolRouter,
-  createTurnContext,
   PermissionEngine,
-  ToolCallRuntime,
   type ApprovalDecision,
   type ApprovalRequest,
   type PermissionPolicy,
-  type ToolEvent,
-  type ToolRouter,
 } from "../../../src/index.js";
-import type { ExecEnvironment } from "../../../src/protocol/index.js";
-import { createExecEnvironment } from "../../../src/sandbox/index.js";
 import { judgePrefixRule } from "../../../src/handlers/exec_command/escalation.js";
-import { text } from "../../support/harness.js";
-import { describeSandbox, Scratch } from "../../sandbox/helpers.js";
+import { askingEngine, describeSandbox, escalationBench } from "../../sandbox/helpers.js";
 
-const scratch = new Scratch();
-let workspace: string;
-let outside: string;
-let env: ExecEnvironment;
-let router: ToolRouter;
-let n = 0;
-
-beforeAll(async () => {
-  workspace = await scratch.outside("escx-ws");
-  outside = await scratch.outside("escx-out");
-  env = await createExecEnvironment({ cwd: workspace, sandbox: { mode: "workspace-write" } });
-  router = await createToolRouter({ preset: "codex" });
-});
-afterAll(async () => {
-  await router.close();
-  await env.close?.();
-  await scratch.cleanup();
-});
+const bench = escalationBench("escx", { preset: "codex" });
 
 /** One `touch {outside}/fN` exec_command with `extra` arguments, answered by `answer`. */
 async function touch(
@@ -49,36 +23,13 @@ async function touch(
   policy: PermissionPolicy | undefined,
   answer?: (req: ApprovalRequest) => ApprovalDecision,
 ) {
-  const target = path.join(outside, `f${++n}`);
-  const asked: ApprovalRequest[] = [];
-  const events: ToolEvent[] = [];
-  const permissions =
-    policy &&
-    new PermissionEngine({
-      ...policy,
-      ...(answer && {
-        approve: async (req: ApprovalRequest) => {
-          asked.push(req);
-          return answer(req);
-        },
-      }),
-    });
-  const turn = createTurnContext({
-    cwd: workspace,
-    environment: env,
-    ...(permissions && { permissions }),
-    onEvent: (e) => events.push(e),
-  });
-  const runtime = new ToolCallRuntime(router, turn);
-  runtime.submit({
-    type: "function_call",
-    call_id: `e${n}`,
-    name: "exec_command",
-    // No login shell: a profile's noise (or a stuck pyenv lock) is not what these tests read.
-    arguments: JSON.stringify({ cmd: `touch ${target}`, login: false, ...extra }),
-  });
-  const output = (await runtime.drain()).map(text)[0]!;
-  return { output, asked, events, target, permissions };
+  const target = bench.target();
+  const engine = policy && askingEngine(policy, answer);
+  const permissions = engine?.permissions;
+  // No login shell: a profile's noise (or a stuck pyenv lock) is not what these tests read.
+  const args = { cmd: `touch ${target}`, login: false, ...extra };
+  const { output, events } = await bench.call("exec_command", args, permissions);
+  return { output, asked: engine?.asked ?? [], events, target, permissions };
 }
 
 const ESCALATED = {
