@@ -41,6 +41,9 @@ function basename(word: string): string {
   return slash === -1 ? word : word.slice(slash + 1);
 }
 
+/** A file naming the process's own input: a shell or `source` given it runs what is fed in. */
+const STDIN_FILE = /^\/(dev\/(stdin|fd\/\d+)|proc\/(self|thread-self|\d+)\/fd\/\d+)$/;
+
 /** Nesting past this (`bash -c "bash -c ..."`) is opaque. */
 const MAX_DEPTH = 12;
 
@@ -102,6 +105,7 @@ class Reducer implements JudgedCommands {
         return;
       }
       if (inner.script !== undefined) this.script(inner.script, depth + 1);
+      if (inner.shellWhenEmpty === true && (inner.start ?? words.length) >= words.length) this.fedScript(cmd, depth);
       if (inner.start !== undefined && inner.start < words.length) {
         const rest = words.slice(inner.start);
         const tail = inner.appends === true ? [...rest, "{input}"] : rest;
@@ -119,8 +123,17 @@ class Reducer implements JudgedCommands {
       this.opaque.push(textOf(cmd));
       return;
     }
+    if (name === "source" || name === ".") {
+      this.source(cmd, depth);
+      return;
+    }
     if (name === "git") {
       const canonical = gitCanonical(words, dynamicAt);
+      if (canonical?.opaque === true) {
+        this.push(words, dynamicAt, true);
+        this.opaque.push(textOf(cmd));
+        return;
+      }
       if (canonical !== undefined) {
         this.push(words, dynamicAt, true);
         this.push(canonical.words, canonical.dynamicAt, false);
@@ -151,7 +164,8 @@ class Reducer implements JudgedCommands {
         break;
       }
       if (/^-[A-Za-z]*c[A-Za-z]*$/.test(word)) {
-        script = i + 1;
+        // `bash -c -- 'rm V'`: the `--` ends the options, the script follows.
+        script = words[i + 1] === "--" ? i + 2 : i + 1;
         break;
       }
       if (
@@ -177,11 +191,34 @@ class Reducer implements JudgedCommands {
     }
     // A script file as operand: the file is not judged, the shell is, as any program; so is
     // an interactive shell (what is typed into it is judged by write_stdin).
-    const readsStdin = (operand === undefined || operand >= words.length) && cmd.stdin !== undefined;
+    const readsStdin =
+      (operand === undefined || operand >= words.length || STDIN_FILE.test(words[operand] ?? "")) &&
+      cmd.stdin !== undefined;
     this.push(words, dynamicAt, readsStdin);
-    if (!readsStdin) return;
+    if (readsStdin) this.fedScript(cmd, depth);
+  }
+
+  /** What is fed to a command that runs its input as a script: a heredoc's text, or opaque. */
+  private fedScript(cmd: ScriptCommand, depth: number): void {
     if (typeof cmd.stdin === "string") this.script(cmd.stdin, depth + 1);
     else if (cmd.stdin === null) this.opaque.push(textOf(cmd));
+  }
+
+  /**
+   * `source f` / `. f`: the file is not judged (as `bash f.sh`), but a file known only at run
+   * time (`. <(echo rm V)`) is opaque and the process's own input runs what is fed in.
+   */
+  private source(cmd: ScriptCommand, depth: number): void {
+    const { words, dynamicAt } = cmd;
+    const file = words[1] === "--" ? 2 : 1;
+    if (file >= dynamicAt) {
+      this.push(words, dynamicAt, true);
+      this.opaque.push(textOf(cmd));
+      return;
+    }
+    const fed = STDIN_FILE.test(words[file] ?? "");
+    this.push(words, dynamicAt, fed);
+    if (fed) this.fedScript(cmd, depth);
   }
 
   /** `find` runs; so do its `-exec`/`-execdir`/`-ok`/`-okdir` commands; `-delete` is judged as `rm`. */

@@ -12,6 +12,8 @@ export interface Inner {
   elevated?: boolean;
   /** What it runs cannot be told (a `-S` string with quoting). */
   opaque?: boolean;
+  /** With no command it runs a shell, which reads its stdin (`script`, `chroot DIR`, `unshare`). */
+  shellWhenEmpty?: boolean;
 }
 
 /**
@@ -71,6 +73,147 @@ const XARGS_VALUES = set(
   "--max-chars",
   "--process-slot-var",
 );
+
+const STRACE_VALUES = set("-a", "-b", "-e", "-E", "-I", "-o", "-O", "-p", "-P", "-s", "-S", "-u", "-U", "-X");
+const LTRACE_VALUES = set("-a", "-A", "-D", "-e", "-F", "-l", "-n", "-o", "-p", "-s", "-u", "-w", "-x");
+const NSENTER_VALUES = set("-t", "--target", "-S", "--setuid", "-G", "--setgid");
+const UNSHARE_VALUES = set(
+  "-S",
+  "--setuid",
+  "-G",
+  "--setgid",
+  "-R",
+  "--root",
+  "-w",
+  "--wd",
+  "--propagation",
+  "--setgroups",
+  "--map-user",
+  "--map-group",
+  "--map-users",
+  "--map-groups",
+);
+const SETPRIV_VALUES = set(
+  "--ruid",
+  "--euid",
+  "--reuid",
+  "--rgid",
+  "--egid",
+  "--regid",
+  "--groups",
+  "--inh-caps",
+  "--ambient-caps",
+  "--bounding-set",
+  "--securebits",
+  "--pdeathsig",
+  "--selinux-label",
+  "--apparmor-profile",
+  "--landlock-access",
+  "--landlock-rule",
+);
+const SYSTEMD_RUN_VALUES = set(
+  "-u",
+  "--unit",
+  "-p",
+  "--property",
+  "-E",
+  "--setenv",
+  "-M",
+  "--machine",
+  "-H",
+  "--host",
+  "--description",
+  "--slice",
+  "--uid",
+  "--gid",
+  "--nice",
+  "--working-directory",
+  "--service-type",
+  "--on-active",
+  "--on-boot",
+  "--on-startup",
+  "--on-unit-active",
+  "--on-unit-inactive",
+  "--on-calendar",
+  "--timer-property",
+  "--path-property",
+  "--socket-property",
+);
+const XVFB_VALUES = set(
+  "-n",
+  "--server-num",
+  "-s",
+  "--server-args",
+  "-f",
+  "--auth-file",
+  "-e",
+  "--error-file",
+  "-p",
+  "--xauth-protocol",
+  "-w",
+  "--wait",
+);
+const NUMACTL_VALUES = set(
+  "-i",
+  "--interleave",
+  "-m",
+  "--membind",
+  "-N",
+  "--cpunodebind",
+  "-C",
+  "--physcpubind",
+  "-p",
+  "--preferred",
+  "-P",
+  "--preferred-many",
+  "-w",
+  "--weighted-interleave",
+);
+const PARALLEL_VALUES = set(
+  "-j",
+  "--jobs",
+  "-S",
+  "--sshlogin",
+  "-a",
+  "--arg-file",
+  "-d",
+  "--delimiter",
+  "-I",
+  "-N",
+  "-n",
+  "--max-args",
+  "-L",
+  "--colsep",
+  "-C",
+  "--joblog",
+  "--results",
+  "--tmpdir",
+  "--timeout",
+  "--delay",
+);
+const RUNUSER_VALUES = set(
+  "-u",
+  "--user",
+  "-g",
+  "--group",
+  "-G",
+  "--supp-group",
+  "-s",
+  "--shell",
+  "-w",
+  "--whitelist-environment",
+);
+
+/** The script of a `-c script` (also `-lc`, `--command script`, `--command=script`), if any. */
+function dashC(words: readonly string[]): string | undefined {
+  for (let i = 1; i < words.length; i++) {
+    const word = words[i] ?? "";
+    if (/^-[A-Za-z]*c$/.test(word) || word === "--command") return words[i + 1] ?? "";
+    const inline = /^--command=(.*)$/s.exec(word)?.[1];
+    if (inline !== undefined) return inline;
+  }
+  return undefined;
+}
 
 /** From the first operand after assignments (`env A=1 rm`, `sudo A=1 rm`). */
 function skipAssignments(words: readonly string[], from: number): number {
@@ -154,14 +297,58 @@ export const WRAPPERS = new Map<string, (words: readonly string[]) => Inner>(
     doas: (words) => ({ start: afterOptions(words, set("-u", "-C")), elevated: true }),
     pkexec: (words) => ({ start: afterOptions(words, set("--user")), elevated: true }),
     su(words) {
-      for (let i = 1; i < words.length; i++) {
-        const word = words[i] ?? "";
-        if ((word === "-c" || word === "--command") && i + 1 < words.length)
-          return { script: words[i + 1] ?? "", elevated: true };
-        const inline = /^--command=(.*)$/s.exec(word)?.[1];
-        if (inline !== undefined) return { script: inline, elevated: true };
-      }
-      return { elevated: true };
+      const c = dashC(words);
+      return c !== undefined ? { script: c, elevated: true } : { elevated: true };
+    },
+    // A trap's action and an alias's value are code the shell runs later.
+    trap: (words) => (has(words, words.length, "-l", "-p") ? {} : { script: words[afterOptions(words, set())] ?? "" }),
+    alias: (words) => ({
+      script: words
+        .slice(1)
+        .map((w) => /^[^=]+=(.*)$/s.exec(w)?.[1])
+        .filter((v) => v !== undefined)
+        .join("\n"),
+    }),
+    script(words) {
+      const c = dashC(words);
+      return c !== undefined ? { script: c } : { shellWhenEmpty: true, start: words.length };
+    },
+    strace: (words) => ({ start: afterOptions(words, STRACE_VALUES) }),
+    ltrace: (words) => ({ start: afterOptions(words, LTRACE_VALUES) }),
+    valgrind: (words) => ({ start: afterOptions(words, set()) }),
+    nsenter: (words) => ({ start: afterOptions(words, NSENTER_VALUES), shellWhenEmpty: true }),
+    unshare: (words) => ({ start: afterOptions(words, UNSHARE_VALUES), shellWhenEmpty: true }),
+    chroot: (words) => ({ start: afterOptions(words, set("--userspec", "--groups")) + 1, shellWhenEmpty: true }),
+    setpriv: (words) => ({ start: afterOptions(words, SETPRIV_VALUES) }),
+    prlimit(words) {
+      const start = afterOptions(words, set("-p", "--pid", "-o", "--output"));
+      return has(words, start, "-p", "--pid") ? {} : { start };
+    },
+    "systemd-run": (words) => ({ start: afterOptions(words, SYSTEMD_RUN_VALUES) }),
+    fakeroot: (words) => ({ start: afterOptions(words, set("-l", "--lib", "--faked", "-i", "-s", "-b")) }),
+    "dbus-run-session": (words) => ({ start: afterOptions(words, set("--config-file", "--dbus-daemon")) }),
+    unbuffer: (words) => ({ start: afterOptions(words, set()) }),
+    "xvfb-run": (words) => ({ start: afterOptions(words, XVFB_VALUES) }),
+    numactl: (words) => ({ start: afterOptions(words, NUMACTL_VALUES) }),
+    firejail: (words) => ({ start: afterOptions(words, set()) }),
+    faketime: (words) => ({ start: afterOptions(words, set()) + 1 }),
+    catchsegv: () => ({ start: 1 }),
+    parallel(words) {
+      const start = afterOptions(words, PARALLEL_VALUES);
+      return start < words.length ? { start, appends: true } : {};
+    },
+    // `sg group cmd...` hands its words to /bin/sh -c; with no command it is a shell.
+    sg(words) {
+      const group = afterOptions(words, set());
+      const rest = words.slice(group + 1);
+      const c = rest[0] === "-c" ? rest.slice(1) : rest;
+      return c.length > 0 ? { script: c.join(" ") } : { shellWhenEmpty: true, start: words.length };
+    },
+    runuser(words) {
+      const c = dashC(words);
+      if (c !== undefined) return { script: c, elevated: true };
+      const start = afterOptions(words, RUNUSER_VALUES);
+      return has(words, start, "-u", "--user") ? { start, elevated: true } : { elevated: true };
     },
   } satisfies Record<string, (words: readonly string[]) => Inner>),
 );
@@ -182,19 +369,44 @@ const GIT_VALUES = set(
 );
 
 /**
+ * Configuration that makes git run a program or a script (`alias.x=!rm V`, a pager, an
+ * editor, a filter, a credential helper, hooks) or read more configuration: with it, what
+ * `git ...` runs cannot be told from its words. A boolean-like value turns a feature off.
+ */
+const GIT_CODE_KEY =
+  /^(alias\..+|core\.(pager|editor|sshcommand|askpass|fsmonitor|gitproxy|hookspath|alternaterefscommand|worktree)|sequence\.editor|diff\.(external|.+\.(command|textconv))|difftool\..+|merge\..+\.driver|mergetool\..+|filter\..+|credential(\..+)?|gpg\..+|pager\..+|interactive\.difffilter|uploadpack\..+|remote\..+\.(uploadpack|receivepack|vcs)|protocol\..+|url\..+|include\.path|includeif\..+|sendemail\..+|web\.browser|browser\..+|man\..+|instaweb\..+|ssh\.variant|submodule\..+\.update|trailer\..+\.(command|cmd)|gc\..+|init\.templatedir)$/i;
+const OFF = /^(|false|true|no|yes|off|on|0|1|\/dev\/null)$/i;
+
+/** Does this `-c`/`--config-env` value, or this option, let git run something unseen? */
+function gitRunsUnseen(option: string, value: string | undefined): boolean {
+  if (option === "--exec-path" || option.startsWith("--exec-path=")) return true;
+  const setting = option === "-c" ? value : option.startsWith("--config-env") ? (value ?? option.slice(13)) : undefined;
+  if (setting === undefined) return false;
+  const eq = setting.indexOf("=");
+  const key = eq === -1 ? setting : setting.slice(0, eq);
+  // `--config-env key=ENVVAR` takes its value from the environment: never known.
+  const known = option === "-c" && eq !== -1 ? setting.slice(eq + 1) : undefined;
+  return GIT_CODE_KEY.test(key) && (known === undefined || !OFF.test(known));
+}
+
+/**
  * `git -C . -c a=b --no-pager push` -> `git push`: git's global options skipped before the
- * subcommand. Undefined when there are none to skip.
+ * subcommand. Undefined when there are none to skip; `opaque` when one of them lets git run
+ * something its words do not show (`-c alias.p=!rm p`).
  */
 export function gitCanonical(
   words: readonly string[],
   dynamicAt: number,
-): { words: string[]; dynamicAt: number } | undefined {
+): { words: string[]; dynamicAt: number; opaque?: true } | undefined {
   let i = 1;
+  let opaque = false;
   while (i < words.length && i < dynamicAt) {
     const word = words[i] ?? "";
     if (!word.startsWith("-")) break;
+    if (gitRunsUnseen(word, GIT_VALUES.has(word) ? words[i + 1] : undefined)) opaque = true;
     i += GIT_VALUES.has(word) ? 2 : 1;
   }
   if (i === 1) return undefined;
+  if (opaque) return { words: [...words], dynamicAt, opaque };
   return { words: [words[0] ?? "git", ...words.slice(i)], dynamicAt: Math.max(1, dynamicAt - (i - 1)) };
 }

@@ -37,7 +37,7 @@ interface Form {
 }
 
 const rm = (script: string, expect?: Expect): Form => ({ script, target: "rm", ...(expect && { expect }) });
-const push = (script: string): Form => ({ script, target: "push" });
+const push = (script: string, expect?: Expect): Form => ({ script, target: "push", ...(expect && { expect }) });
 const CURL = "curl -s -o DONE file://{D}/V";
 const curl = (script: string): Form => ({ script: script.replace("CURL", CURL), target: "curl" });
 
@@ -134,6 +134,20 @@ const FORMS: Form[] = [
   rm("exec env nice rm V"),
   rm("timeout 5 env X=1 nice -n 1 rm V"),
   rm("command exec rm V"),
+  // Found by a hostile probe after the first table: options ending, code run later, input run.
+  rm("bash -c -- 'rm V'"),
+  rm("sh -c -- 'rm V'"),
+  rm("(trap 'rm V' EXIT)"),
+  rm("shopt -s expand_aliases; alias x='rm V'\nx"),
+  rm("source /dev/stdin <<< 'rm V'"),
+  rm(". <(echo rm V)"),
+  rm("bash /dev/stdin <<< 'rm V'"),
+  rm("bash <(echo rm V)"),
+  // In a terminal session `script` would read the typed lines that follow: give it none.
+  rm("script -qc 'rm V' /dev/null < /dev/null"),
+  rm("setpriv rm V"),
+  rm("prlimit --nofile=100 rm V"),
+  rm("git -c 'alias.p=!rm V' p"),
   push("git push"),
   push("git -C . push"),
   push("git -c a.b=c push"),
@@ -147,6 +161,7 @@ const FORMS: Form[] = [
   push("GIT_X=1 git push"),
   push("bash -c 'git push'"),
   push("echo origin | xargs git push"),
+  push("git -c alias.p=push p"),
   curl("CURL"),
   curl("env CURL"),
   curl("timeout 30 CURL"),
