@@ -31,8 +31,7 @@ export class DrainedCall {
     readonly callId: string,
     readonly toolName: string,
     readonly payloadKind: PayloadKind,
-    /** Undefined for an item that could not become a call: no later call is the same. */
-    readonly payload: ToolPayload | undefined,
+    readonly payload: ToolPayload,
     outcome: ToolCallOutcome,
   ) {
     this.item = outcome.item;
@@ -92,11 +91,12 @@ export class Acceptance<Ctx> {
 
   /** A drain took `record`: from now on the call is kept small. */
   drained(record: CallRecord<Ctx>): void {
-    const { callId, result } = record;
-    // Replays of a call are answered from the first call's entry; only its own record is swapped.
-    if (result === undefined || this.calls.get(callId) !== record) return;
-    const payload = record.prepared?.call.payload;
-    this.calls.set(callId, new DrainedCall(callId, record.toolName, record.payloadKind, payload, result));
+    const { prepared, result } = record;
+    // A drained call with a prepared call is the one its id was accepted with (a replay's copy
+    // has none); an item that could not become a call stays as it is (no later call is the same).
+    if (prepared === undefined || result === undefined) return;
+    const { callId, toolName, payloadKind } = record;
+    this.calls.set(callId, new DrainedCall(callId, toolName, payloadKind, prepared.call.payload, result));
   }
 
   /** Every accepted call's id, in acceptance order. */
@@ -123,6 +123,7 @@ export class Acceptance<Ctx> {
 
 /** The same tool with the same arguments (compared only when a call id comes again). */
 function sameCall<Ctx>(first: CallRecord<Ctx> | DrainedCall, toolName: string, payload: ToolPayload): boolean {
+  // A record without a prepared call: an item that could not become a call; no later call is the same.
   const firstPayload = first instanceof DrainedCall ? first.payload : first.prepared?.call.payload;
   return (
     firstPayload !== undefined &&
