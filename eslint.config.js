@@ -114,6 +114,12 @@ const layerBlocks = [
     rules: restrict(layerPatterns(".", HERE, Object.keys(LAYERS))),
   },
   {
+    // The package's subpath entry points (package.json `exports`): like the root, every layer but cli.
+    name: "layers/subpaths",
+    files: ["src/subpaths/*.ts"],
+    rules: restrict([...layerPatterns("subpaths", UP, Object.keys(LAYERS)), noToolset]),
+  },
+  {
     name: "layers/cli",
     files: [`src/${CLI}/**/*.ts`],
     rules: restrict(layerPatterns(CLI, UP, Object.keys(LAYERS))),

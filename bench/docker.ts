@@ -22,10 +22,10 @@ import {
   createExecEnvironment,
   createToolRouter,
   createTurnContext,
-  runCommand,
   ToolCallRuntime,
   type ExecEnvironment,
 } from "../src/index.js";
+import { runCommand } from "../src/subpaths/sandbox.js";
 import { buildTestImage, dockerProblem, removeTestImage } from "../test/support/docker.js";
 import { median, quantile } from "./lib/stats.js";
 

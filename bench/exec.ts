@@ -4,7 +4,8 @@
  * retains for a command printing 50 MB.
  */
 import { spawn } from "node:child_process";
-import { createTurnContext, ShellHandler, type ToolInvocation } from "../src/index.js";
+import { createTurnContext, type ToolInvocation } from "../src/index.js";
+import { ShellHandler } from "../src/subpaths/handlers.js";
 
 const RUNS = 20;
 

@@ -23,6 +23,8 @@ const allowed: Record<string, string[]> = {
   "toolset.ts": everythingBut("cli", "server", "toolset.ts"),
   cli: everythingBut("cli"),
   "index.ts": everythingBut("cli", "index.ts"),
+  // The package's subpath entry points: export lists, like the root.
+  subpaths: everythingBut("cli", "index.ts", "toolset.ts", "subpaths"),
 };
 
 function files(dir: string): string[] {

@@ -64,6 +64,36 @@ describe("package surface", () => {
     }
   });
 
+  it("what is not the contract is under a subpath, not in the root", async () => {
+    const root = Object.keys(await import("../src/index.js"));
+    const subpaths: Record<string, { module: Record<string, unknown>; names: string[] }> = {
+      "./handlers": {
+        module: await import("../src/subpaths/handlers.js"),
+        names: ["ShellHandler", "READ_FILE_SPEC", "truncateText"],
+      },
+      "./policy": {
+        module: await import("../src/subpaths/policy.js"),
+        names: ["loadClaudeSettings", "reduceCommands"],
+      },
+      "./sandbox": { module: await import("../src/subpaths/sandbox.js"), names: ["runCommand", "SandboxDenial"] },
+      "./mcp": {
+        module: await import("../src/subpaths/mcp.js"),
+        names: ["loadMcpConfig", "McpHandler", "McpStartupError"],
+      },
+      "./server": {
+        module: await import("../src/subpaths/server.js"),
+        names: ["SidecarServer", "serveMcpHttp", "McpToolService"],
+      },
+    };
+    for (const [subpath, { module, names }] of Object.entries(subpaths)) {
+      expect(pkg.exports[subpath], subpath).toBeDefined();
+      for (const name of names) {
+        expect(Object.keys(module), `${subpath} ${name}`).toContain(name);
+        expect(root, name).not.toContain(name);
+      }
+    }
+  });
+
   // Node 20.19+ loads ES modules with require() (no top-level await in our graph); the
   // `default` condition lets it resolve. Installed by name in a temp project: the build in
   // dist/ when it is newer than every source (CI builds first), else a build made here.
@@ -88,10 +118,12 @@ describe("package surface", () => {
         const script = [
           "const t = require('toolcall-runtime');",
           "const shell = require('toolcall-runtime/shell');",
-          "console.log(typeof t.createToolRouter, typeof t.ToolCallRuntime, typeof t.SidecarServer, typeof shell.shellToolFactory);",
+          "const server = require('toolcall-runtime/server');",
+          "const handlers = require('toolcall-runtime/handlers');",
+          "console.log(typeof t.createToolRouter, typeof t.ToolCallRuntime, typeof server.SidecarServer, typeof shell.shellToolFactory, typeof handlers.ShellHandler);",
         ].join("\n");
         const { stdout } = await promisify(execFile)(process.execPath, ["-e", script], { cwd: project });
-        expect(stdout.trim()).toBe("function function function function");
+        expect(stdout.trim()).toBe("function function function function function");
       } finally {
         await rm(project, { recursive: true, force: true });
       }

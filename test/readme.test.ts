@@ -39,13 +39,23 @@ async function pythonExample(name: string): Promise<string> {
   return found[2]!;
 }
 
+const exported = (
+  JSON.parse(await readFile(join(root, "package.json"), "utf8")) as { exports: Record<string, { import?: string }> }
+).exports;
+
+/** The source file `toolcall-runtime` or `toolcall-runtime/SUB` resolves to (package.json `exports`, dist -> src). */
+function sourceOf(sub: string | undefined): string {
+  const built = exported[`.${sub ?? ""}`]?.import;
+  if (built === undefined) throw new Error(`toolcall-runtime${sub ?? ""} is not in package.json exports`);
+  return join(root, built.replace(/^\.\/dist\//, "src/").replace(/\.js$/, ".ts"));
+}
+
 async function runExample(code: string): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), "readme-example-"));
   try {
     const file = join(dir, "example.mts");
     const src = code
-      .replaceAll('from "toolcall-runtime"', `from ${JSON.stringify(join(root, "src/index.ts"))}`)
-      .replaceAll('from "toolcall-runtime/ai-sdk"', `from ${JSON.stringify(join(root, "src/frameworks/aiSdk.ts"))}`)
+      .replaceAll(/from "toolcall-runtime(\/[\w-]+)?"/g, (_, sub?: string) => `from ${JSON.stringify(sourceOf(sub))}`)
       // The example lives in a temp dir: the frameworks resolve from this checkout (their ESM builds).
       .replaceAll('from "ai"', `from ${JSON.stringify(join(root, "node_modules/ai/dist/index.mjs"))}`)
       .replaceAll('from "ai/test"', `from ${JSON.stringify(join(root, "node_modules/ai/dist/test/index.mjs"))}`);

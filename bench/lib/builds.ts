@@ -5,11 +5,11 @@
 import os from "node:os";
 import { resolve } from "node:path";
 import { performance } from "node:perf_hooks";
-import { pathToFileURL } from "node:url";
 import type * as Lib from "../../src/index.js";
+import { loadLibrary, type Library } from "./library.js";
 import { median, quantile } from "./stats.js";
 
-export type Build = typeof Lib;
+export type Build = Library;
 
 /** The flag's value (`--base DIR`), or `fallback`. */
 export function flag(name: string, fallback: string): string {
@@ -19,7 +19,7 @@ export function flag(name: string, fallback: string): string {
 }
 
 async function loadBuild(dist: string): Promise<Build> {
-  return (await import(pathToFileURL(resolve(dist, "index.js")).href)) as Build;
+  return loadLibrary(resolve(dist, "index.js"));
 }
 
 /** `--base DIST` (required: a build of the commit to compare with) and `--new` (default ./dist). */

@@ -4,9 +4,9 @@
  * named by TOOLCALL_BENCH_BASE_LIB (a `dist/index.js`), interleaved in one process: allowed
  * plain commands must cost no more than before. Without a base, this build alone.
  */
-import { pathToFileURL } from "node:url";
-import type * as Lib from "../../src/index.js";
+import type * as Handlers from "../../src/subpaths/handlers.js";
 import { lib } from "../lib/lib.js";
+import { loadLibrary, type Library } from "../lib/library.js";
 import { meanOver } from "../lib/stats.js";
 import { metric } from "../lib/report.js";
 import { measure, medianOf, type Scenario } from "../lib/scenario.js";
@@ -47,14 +47,14 @@ interface Judge {
   run(): number;
 }
 
-function judge(build: typeof Lib): Judge {
+function judge(build: Library): Judge {
   const handler = new build.ShellHandler({ timeoutMs: 10_000 });
   const engine = new build.PermissionEngine({ mode: "default", allow: ALLOW, deny: DENY, ask: ASK });
   const turn = build.createTurnContext({ cwd: "/proj" });
   const invocations = Array.from({ length: 100 }, (_, i) => {
     const args = { command: COMMANDS[i % COMMANDS.length] as string[] };
     return { payload: { kind: "function", arguments: JSON.stringify(args) }, args, turn } as unknown as Parameters<
-      Lib.ShellHandler["policySubject"]
+      Handlers.ShellHandler["policySubject"]
     >[0];
   });
   return {
@@ -75,7 +75,7 @@ export const policy: Scenario = {
   title: "Policy stage: 100 allowed shell calls under 20 rules",
   async run(ctx) {
     const basePath = process.env["TOOLCALL_BENCH_BASE_LIB"];
-    const base = basePath ? ((await import(pathToFileURL(basePath).href)) as typeof Lib) : undefined;
+    const base = basePath ? await loadLibrary(basePath) : undefined;
     const contenders = [{ id: "after", label: "this build", judge: judge(lib) }];
     if (base) contenders.push({ id: "before", label: `base (${basePath})`, judge: judge(base) });
     const minMs = ctx.quick ? 20 : 100;

@@ -2,21 +2,47 @@ import { PreparedCall } from "../dispatch/index.js";
 import {
   texts,
   type FunctionCallError,
+  type PayloadKind,
+  type ResponseInputItem,
   type ResponseItem,
-  type ToolCall,
+  type ToolPayload,
   type UnknownItem,
 } from "../protocol/index.js";
 import type { ToolCallFailure, ToolRouter } from "../router/index.js";
 import { emitEvent, type TurnContext } from "../turn/index.js";
 import { errorText } from "../util/index.js";
-import type { CallRecord } from "./callRecord.js";
+import type { CallRecord, ToolCallOutcome } from "./callRecord.js";
 import type { SubmitResult } from "./options.js";
 
 const NOT_A_CALL: SubmitResult = Object.freeze({ accepted: false });
 
+/**
+ * A call a drain has taken, as the runtime keeps it for the rest of the turn: what a repeated
+ * call id is compared with and answered from, and no more. A long turn keeps one per call, so
+ * its record, prepared call and timing go (kept whole, they made sequential submit + drain
+ * spend a third of its time collecting garbage).
+ */
+export class DrainedCall {
+  readonly item: ResponseInputItem;
+  readonly success: boolean;
+  readonly aborted: boolean;
+
+  constructor(
+    readonly callId: string,
+    readonly toolName: string,
+    readonly payloadKind: PayloadKind,
+    readonly payload: ToolPayload,
+    outcome: ToolCallOutcome,
+  ) {
+    this.item = outcome.item;
+    this.success = outcome.success;
+    this.aborted = outcome.aborted;
+  }
+}
+
 /** A call id seen before with the same call: answered with the first call's output. */
 export interface Repeated<Ctx> {
-  first: CallRecord<Ctx>;
+  first: CallRecord<Ctx> | DrainedCall;
 }
 
 /** A tool item that could not become a call but has a call id: accepted, answered with `reason`. */
@@ -33,7 +59,7 @@ export interface AcceptedFailure {
  */
 export class Acceptance<Ctx> {
   /** Every accepted call by id (`remember`): a repeated id is replayed or rejected against the first. */
-  private readonly calls = new Map<string, CallRecord<Ctx>>();
+  private readonly calls = new Map<string, CallRecord<Ctx> | DrainedCall>();
 
   constructor(
     private readonly router: ToolRouter<Ctx>,
@@ -48,7 +74,7 @@ export class Acceptance<Ctx> {
       const { callId, toolName } = prepared.call;
       const first = this.calls.get(callId);
       if (first === undefined) return prepared;
-      return first.prepared && sameCall(first.prepared.call, prepared.call)
+      return sameCall(first, toolName, prepared.call.payload)
         ? { first }
         : this.reject(item, callId, toolName, texts.duplicateCallId(callId));
     }
@@ -61,6 +87,16 @@ export class Acceptance<Ctx> {
   /** An accepted call, by its id. */
   remember(record: CallRecord<Ctx>): void {
     this.calls.set(record.callId, record);
+  }
+
+  /** A drain took `record`: from now on the call is kept small. */
+  drained(record: CallRecord<Ctx>): void {
+    const { prepared, result } = record;
+    // A drained call with a prepared call is the one its id was accepted with (a replay's copy
+    // has none); an item that could not become a call stays as it is (no later call is the same).
+    if (prepared === undefined || result === undefined) return;
+    const { callId, toolName, payloadKind } = record;
+    this.calls.set(callId, new DrainedCall(callId, toolName, payloadKind, prepared.call.payload, result));
   }
 
   /** Every accepted call's id, in acceptance order. */
@@ -86,8 +122,14 @@ export class Acceptance<Ctx> {
 }
 
 /** The same tool with the same arguments (compared only when a call id comes again). */
-function sameCall(a: ToolCall, b: ToolCall): boolean {
-  return a.toolName === b.toolName && JSON.stringify(a.payload) === JSON.stringify(b.payload);
+function sameCall<Ctx>(first: CallRecord<Ctx> | DrainedCall, toolName: string, payload: ToolPayload): boolean {
+  // A record without a prepared call: an item that could not become a call; no later call is the same.
+  const firstPayload = first instanceof DrainedCall ? first.payload : first.prepared?.call.payload;
+  return (
+    firstPayload !== undefined &&
+    first.toolName === toolName &&
+    JSON.stringify(firstPayload) === JSON.stringify(payload)
+  );
 }
 
 function messageOf(err: FunctionCallError): string {

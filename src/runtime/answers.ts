@@ -1,6 +1,7 @@
 import { FunctionCallError, responseItemFor, texts, type ResponseInputItem } from "../protocol/index.js";
 import { emitEvent, truncateBody, type TurnContext } from "../turn/index.js";
 import { errorText, now } from "../util/index.js";
+import { DrainedCall, type Acceptance } from "./acceptance.js";
 import { CallRecord, type ToolCallOutcome } from "./callRecord.js";
 import { Drain } from "./drain.js";
 import type { CallReports } from "./reports.js";
@@ -11,14 +12,18 @@ import type { TurnLog } from "./turnLog.js";
  * deadline may answer before its handler does), and the drain and the reports hear of it.
  */
 export class Answers<Ctx> {
-  readonly drain = new Drain<Ctx>();
+  readonly drain: Drain<Ctx>;
 
   constructor(
     private readonly turn: TurnContext,
     private readonly reports: CallReports,
     /** The turn's journal: an outcome is handed out once its record is durable. */
     private readonly log: TurnLog | undefined,
-  ) {}
+    /** Keeps what a repeated call id needs of each call its drain takes. */
+    acceptance: Acceptance<Ctx>,
+  ) {
+    this.drain = new Drain(acceptance);
+  }
 
   /** Dispatch's answer, its handler's end at `end`. */
   dispatched(record: CallRecord<Ctx>, item: ResponseInputItem, success: boolean, end: number): void {
@@ -77,13 +82,13 @@ export class Answers<Ctx> {
    * A call id seen before (`first`). The same call again gets the first one's output (a retried
    * request loses nothing): in the next drain once, or again after the first was drained.
    */
-  replay(first: CallRecord<Ctx>, submittedAt: number): void {
+  replay(first: CallRecord<Ctx> | DrainedCall, submittedAt: number): void {
     const { callId, toolName } = first;
     emitEvent(this.turn, { type: "tool_call_replayed", callId, toolName });
-    if (!first.drained) return;
-    const copy = new CallRecord<Ctx>(callId, toolName, first.payloadKind, first.prepared, submittedAt);
-    const outcome = first.result as ToolCallOutcome;
-    this.recorded(copy, outcome.item, outcome.success, outcome.aborted);
+    // Not drained yet: that drain answers it, once.
+    if (!(first instanceof DrainedCall)) return;
+    const copy = new CallRecord<Ctx>(callId, toolName, first.payloadKind, undefined, submittedAt);
+    this.recorded(copy, first.item, first.success, first.aborted);
     this.drain.track(copy);
   }
 

@@ -40,8 +40,6 @@ export class CallRecord<Ctx> implements LockRequest, RunningLinks<CallRecord<Ctx
   awaitedByDrain = false;
   /** Its outcome was handed out (after its journal record, when journaled): drain and `outcome` may read it. */
   handedOut = false;
-  /** Taken by a drain: a replay of its call id gets its output again. */
-  drained = false;
   /** Its neighbours among the runtime's running calls. */
   prevRunning: CallRecord<Ctx> | undefined;
   nextRunning: CallRecord<Ctx> | undefined;

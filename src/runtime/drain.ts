@@ -1,3 +1,4 @@
+import type { Acceptance } from "./acceptance.js";
 import type { CallRecord, ToolCallOutcome } from "./callRecord.js";
 import { FatalToolCallError } from "./errors.js";
 
@@ -24,6 +25,9 @@ export class Drain<Ctx> {
   private draining: Promise<ToolCallOutcome[]> | undefined;
   private resolveDrain: ((outcomes: ToolCallOutcome[]) => void) | undefined;
   private rejectDrain: ((err: unknown) => void) | undefined;
+
+  /** `acceptance` hears of every call a drain takes. */
+  constructor(private readonly acceptance: Pick<Acceptance<Ctx>, "drained">) {}
 
   /** Adds an accepted call to the next drain (counted until it settles). */
   track(record: CallRecord<Ctx>): void {
@@ -85,14 +89,12 @@ export class Drain<Ctx> {
     // `splice` rather than a fresh `[]` per drain: V8 may pretenure an array literal that long
     // batches kept alive, and then every dead pending array, tenured, keeps its calls' objects
     // alive through young collections (sequential submit + drain ran 2× slower in such a process).
-    const outcomes = this.pending.splice(0).map(settledOutcome);
+    const outcomes = this.pending.splice(0).map((record) => {
+      this.acceptance.drained(record);
+      // Drain reads outcomes once every call in its batch has settled.
+      return record.result as ToolCallOutcome;
+    });
     this.reportFatal(outcomes);
     return outcomes;
   }
-}
-
-/** Drain reads outcomes once every call in its batch has settled. */
-function settledOutcome<Ctx>(record: CallRecord<Ctx>): ToolCallOutcome {
-  record.drained = true;
-  return record.result as ToolCallOutcome;
 }

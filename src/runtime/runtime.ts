@@ -64,8 +64,8 @@ export class ToolCallRuntime<Ctx = unknown> {
     // Dispatch and the policy stage report to the journal through the turn they are given.
     this.reports = new CallReports(this.log ? { ...turn, callJournal: this.log } : turn, opts.onOutcome);
     this.turn = this.reports.turn;
-    this.answers = new Answers(this.turn, this.reports, this.log);
     this.acceptance = new Acceptance(router, this.turn);
+    this.answers = new Answers(this.turn, this.reports, this.log, this.acceptance);
     const limits = runtimeLimits(opts);
     // A queued call's turn: the lock calls back, and dispatch starts right there (no promise per waiter).
     this.lock = new SharedExclusiveLock<CallRecord<Ctx>>(limits.maxConcurrency, (record) => {

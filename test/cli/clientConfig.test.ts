@@ -1,7 +1,8 @@
 import { stat, writeFile, chmod } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { loadMcpConfig, McpConnectionManager } from "../../src/index.js";
+import { loadMcpConfig } from "../../src/subpaths/mcp.js";
+import { McpConnectionManager } from "../../src/index.js";
 import { MAIN, runCli, withTempDir } from "./helpers.js";
 
 describe("serve-mcp for desktop clients", () => {

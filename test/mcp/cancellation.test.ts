@@ -7,11 +7,11 @@ import {
   createToolRouter,
   createTurnContext,
   McpConnectionManager,
-  McpHandler,
   ToolCallRuntime,
   type ToolEvent,
   type ToolInvocation,
 } from "../../src/index.js";
+import { McpHandler } from "../../src/subpaths/mcp.js";
 import type { CallOptions } from "../../src/mcp/index.js";
 import { call, eventually, fixtureServer, MCP_ONLY } from "./helpers.js";
 

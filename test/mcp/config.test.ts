@@ -2,7 +2,12 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { McpConfigError, parseMcpConfigJson, parseMcpConfigToml, validateMcpServersConfig } from "../../src/index.js";
+import {
+  McpConfigError,
+  parseMcpConfigJson,
+  parseMcpConfigToml,
+  validateMcpServersConfig,
+} from "../../src/subpaths/mcp.js";
 import { loadMcpConfig } from "../../src/mcp/index.js";
 
 let dir: string;

@@ -2,7 +2,7 @@ import { copyFile, mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { loadMcpConfig, McpConfigError } from "../../src/index.js";
+import { loadMcpConfig, McpConfigError } from "../../src/subpaths/mcp.js";
 import { loadCliConfig } from "../../src/cli/config.js";
 import { withTempDir } from "../cli/helpers.js";
 
@@ -177,7 +177,7 @@ describe("configs people already have load as they are", () => {
   });
 
   it("oauth tables (snake_case in TOML), Codex's server-level scopes, max_reply_bytes; precise errors", async () => {
-    const { parseMcpConfigToml } = await import("../../src/index.js");
+    const { parseMcpConfigToml } = await import("../../src/subpaths/mcp.js");
     const servers = parseMcpConfigToml(
       [
         "[mcp_servers.gh]",

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { createTurnContext, McpCallError, McpHandler, type ToolEvent, type ToolInvocation } from "../../src/index.js";
+import { createTurnContext, type ToolEvent, type ToolInvocation } from "../../src/index.js";
+import { McpCallError, McpHandler } from "../../src/subpaths/mcp.js";
 import { type CallOptions, type McpToolCaller } from "../../src/mcp/index.js";
 
 type Call = { server: string; tool: string; args: Record<string, unknown> | undefined; opts: CallOptions | undefined };

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { McpConnectionManager, McpStartupError, type ToolEvent } from "../../src/index.js";
+import { McpConnectionManager, type ToolEvent } from "../../src/index.js";
+import { McpStartupError } from "../../src/subpaths/mcp.js";
 import { call, EVERYTHING, fixtureServer, isAlive, runtimeFor } from "./helpers.js";
 
 const HANG = { command: process.execPath, args: ["-e", "setInterval(() => {}, 1000)"] };

@@ -5,14 +5,16 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   ClaudeSettingsError,
+  loadClaudeSettings,
+  policyToolWarnings,
+  type ClaudeSettings,
+} from "../../src/subpaths/policy.js";
+import {
   createToolRouter,
   createTurnContext,
   embedderHooks,
-  loadClaudeSettings,
   PermissionEngine,
-  policyToolWarnings,
   ToolCallRuntime,
-  type ClaudeSettings,
   type ToolRouter,
 } from "../../src/index.js";
 import { claudeProject } from "../support/claudeProject.js";

@@ -1,7 +1,7 @@
 import { rename, unlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { FileReadLedger } from "../../src/index.js";
+import { FileReadLedger } from "../../src/subpaths/handlers.js";
 import { localFileOps } from "../../src/sandbox/index.js";
 import { useTempDir } from "../handlers/toolHarness.js";
 

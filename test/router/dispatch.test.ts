@@ -200,7 +200,7 @@ describe("ToolRouter.dispatch error texts", () => {
 
   it("converts MCP results: structuredContent, text, images, other blocks, isError", async () => {
     const router = routerWith({ kind: "function", handle: async () => ({ kind: "mcp", result: { content: [] } }) });
-    const { mcpResultBody } = await import("../../src/index.js");
+    const { mcpResultBody } = await import("../../src/protocol/index.js");
     expect(mcpResultBody({ content: [{ type: "text", text: "a" }], structuredContent: { n: 1 } })).toEqual({
       body: '{"n":1}',
       success: true,

@@ -260,12 +260,19 @@ describe("replay within one runtime", () => {
     // Again after: the first output again, not a second run.
     expect(runtime.submit(call("a", "write", { n: 1 }))).toEqual({ accepted: true, callId: "a" });
     expect(texts(await runtime.drain())).toEqual([["a", "write ran a"]]);
+    // And again, with a second call drained between: still the first output, still one run.
+    expect(runtime.submit(call("b", "write", { n: 1 }))).toEqual({ accepted: true, callId: "b" });
+    expect(runtime.submit(call("a", "write", { n: 1 }))).toEqual({ accepted: true, callId: "a" });
+    expect(texts(await runtime.drain())).toEqual([
+      ["b", "write ran b"],
+      ["a", "write ran a"],
+    ]);
     expect(runtime.submit(call("a", "write", { n: 2 }))).toEqual({
       accepted: false,
       callId: "a",
       reason: "duplicate call id: a",
     });
-    expect(runs).toEqual(["a"]);
-    expect(events.filter((e) => e.type === "tool_call_replayed")).toHaveLength(2);
+    expect(runs).toEqual(["a", "b"]);
+    expect(events.filter((e) => e.type === "tool_call_replayed")).toHaveLength(3);
   });
 });

@@ -8,11 +8,11 @@ import { access, constants, mkdtemp, realpath, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe } from "vitest";
+import { ShellHandler } from "../../src/subpaths/handlers.js";
 import {
   createToolRouter,
   createTurnContext,
   PermissionEngine,
-  ShellHandler,
   ToolCallRuntime,
   type ApprovalDecision,
   type ApprovalRequest,

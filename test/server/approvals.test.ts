@@ -6,13 +6,8 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { ElicitRequestSchema, type CallToolResult, type ElicitRequest } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  createMcpServer,
-  createToolRouter,
-  createTurnContext,
-  McpToolService,
-  PermissionEngine,
-} from "../../src/index.js";
+import { createMcpServer, createToolRouter, createTurnContext, PermissionEngine } from "../../src/index.js";
+import { McpToolService } from "../../src/subpaths/server.js";
 
 const text = (r: unknown): string =>
   ((r as CallToolResult).content as Array<{ type: string; text?: string }>).map((c) => c.text ?? "").join("\n");

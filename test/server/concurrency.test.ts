@@ -3,13 +3,8 @@
  * once well past the runtime's default of 16, and custom tools are still found by name.
  */
 import { describe, expect, it } from "vitest";
-import {
-  createTurnContext,
-  McpToolService,
-  ToolRegistryBuilder,
-  ToolRouter,
-  type ToolHandler,
-} from "../../src/index.js";
+import { createTurnContext, ToolRegistryBuilder, ToolRouter, type ToolHandler } from "../../src/index.js";
+import { McpToolService } from "../../src/subpaths/server.js";
 import { DEFAULT_SERVE_CONCURRENCY } from "../../src/server/index.js";
 
 const FAN_OUT = 100;

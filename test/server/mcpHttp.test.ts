@@ -9,13 +9,8 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  createToolRouter,
-  createTurnContext,
-  McpToolService,
-  serveMcpHttp,
-  type McpHttpServer,
-} from "../../src/index.js";
+import { createToolRouter, createTurnContext } from "../../src/index.js";
+import { McpToolService, serveMcpHttp, type McpHttpServer } from "../../src/subpaths/server.js";
 
 const TOKEN = "s3cret-token-for-the-test";
 let dir: string;

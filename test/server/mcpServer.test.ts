@@ -5,13 +5,8 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  createMcpServer,
-  createToolRouter,
-  createTurnContext,
-  McpConnectionManager,
-  McpToolService,
-} from "../../src/index.js";
+import { createMcpServer, createToolRouter, createTurnContext, McpConnectionManager } from "../../src/index.js";
+import { McpToolService } from "../../src/subpaths/server.js";
 import { startHttpFixture, type HttpFixture } from "../fixtures/mcp-server.js";
 
 const text = (r: unknown): string =>

@@ -2,13 +2,8 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  createMcpServer,
-  createToolRouter,
-  createTurnContext,
-  McpConnectionManager,
-  McpToolService,
-} from "../../src/index.js";
+import { createMcpServer, createToolRouter, createTurnContext, McpConnectionManager } from "../../src/index.js";
+import { McpToolService } from "../../src/subpaths/server.js";
 import { LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { EVERYTHING, eventually, fixtureServer, MCP_ONLY } from "../mcp/helpers.js";
 

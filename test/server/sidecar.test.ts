@@ -4,10 +4,9 @@ import {
   createTurnContext,
   FunctionCallError,
   PermissionEngine,
-  SidecarServer,
-  type SidecarSession,
   type ToolHandler,
 } from "../../src/index.js";
+import { SidecarServer, type SidecarSession } from "../../src/subpaths/server.js";
 import { ControlledHandler, fc, makeRouter, Observer, waitFor } from "../support/harness.js";
 
 type Message = Record<string, unknown> & { id?: unknown; method?: string };

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { createTurnContext, PermissionEngine, SidecarServer, type ToolHandler } from "../../src/index.js";
+import { createTurnContext, PermissionEngine, type ToolHandler } from "../../src/index.js";
+import { SidecarServer } from "../../src/subpaths/server.js";
 import { makeRouter, waitFor } from "../support/harness.js";
 
 type Message = Record<string, unknown> & { id?: unknown; method?: string };

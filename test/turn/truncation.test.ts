@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { createTurnContext, truncateBody, truncateText } from "../../src/index.js";
+import { createTurnContext } from "../../src/index.js";
+import { truncateBody, truncateText } from "../../src/subpaths/handlers.js";
 
 describe("truncation policy", () => {
   it("leaves text within budget unchanged", () => {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { dynamicToolsFactory } from "../../../src/handlers/dynamic/handler.js";
 import type { DynamicToolSpec, ToolEvent, ToolsConfig } from "../../../src/index.js";
-import { FileReadLedger, ReadinessFlag } from "../../../src/index.js";
+import { FileReadLedger } from "../../../src/subpaths/handlers.js";
+import { ReadinessFlag } from "../../../src/index.js";
 import { functionCall, runtimeOf } from "../toolHarness.js";
 
 const lookup: DynamicToolSpec = {

@@ -1,7 +1,8 @@
 import { mkdir, utimes, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { GLOB_SPEC, GlobHandler, type GlobOptions, type ToolRegistration } from "../../../src/index.js";
+import { GLOB_SPEC, GlobHandler, type GlobOptions } from "../../../src/subpaths/handlers.js";
+import { type ToolRegistration } from "../../../src/index.js";
 import { splitPattern } from "../../../src/handlers/glob/handler.js";
 import { findRipgrep } from "../../../src/handlers/grep_files/ripgrep.js";
 import { callTool, useTempDir } from "../toolHarness.js";

@@ -4,14 +4,11 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import {
   createExecEnvironment,
-  GLOB_SPEC,
-  GlobHandler,
-  GREP_FILES_SPEC,
-  GrepFilesHandler,
   type ExecEnvironment,
   type FileOps,
   type ToolRegistration,
 } from "../../../src/index.js";
+import { GLOB_SPEC, GlobHandler, GREP_FILES_SPEC, GrepFilesHandler } from "../../../src/subpaths/handlers.js";
 import { findRipgrep } from "../../../src/handlers/grep_files/ripgrep.js";
 import { localFileOps } from "../../../src/sandbox/index.js";
 import { callTool, useTempDir } from "../toolHarness.js";

@@ -10,13 +10,12 @@ import { collect, TSX } from "../../cli/helpers.js";
 import {
   createTurnContext,
   FunctionCallError,
-  ShellCommandHandler,
-  ShellHandler,
   type ToolEvent,
   type ToolInvocation,
   type ToolOutput,
   type TruncationPolicy,
 } from "../../../src/index.js";
+import { ShellCommandHandler, ShellHandler } from "../../../src/subpaths/handlers.js";
 import { userShell } from "../../../src/handlers/shell/index.js";
 import type { ExecEnvironment } from "../../../src/protocol/index.js";
 import { createExecEnvironment, runCommand } from "../../../src/sandbox/index.js";

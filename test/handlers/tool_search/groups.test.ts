@@ -3,11 +3,10 @@ import {
   createToolRouter,
   specName,
   type ConfiguredToolSpec,
-  type McpToolRef,
-  type McpToolSource,
   type ToolHandler,
   type ToolRouter,
 } from "../../../src/index.js";
+import { type McpToolRef, type McpToolSource } from "../../../src/subpaths/mcp.js";
 import { rankTools } from "../../../src/handlers/tool_search/index.js";
 import { callRouter, useTempDir } from "../toolHarness.js";
 
