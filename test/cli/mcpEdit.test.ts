@@ -1,4 +1,5 @@
 import { chmod, lstat, readFile, readlink, stat, symlink, writeFile } from "node:fs/promises";
+import { createServer } from "node:net";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadCliConfig } from "../../src/cli/config.js";
@@ -154,6 +155,27 @@ dummy = 1
       const broken = await runCli(["mcp", "add", "z", "--", "cmd"], { cwd: dir });
       expect(broken.code).toBe(2);
       expect(broken.stderr).toContain(`${file}: invalid TOML`);
+    });
+  });
+
+  it("mcp login against an unreachable server names the server, its URL and the cause", async () => {
+    // A port that was just free: nothing listens there now.
+    const port = await new Promise<number>((resolve) => {
+      const server = createServer().listen(0, "127.0.0.1", () => {
+        const { port: free } = server.address() as { port: number };
+        server.close(() => {
+          resolve(free);
+        });
+      });
+    });
+    await withTempDir(async (dir) => {
+      const url = `http://127.0.0.1:${port}/mcp`;
+      await runCli(["mcp", "add", "closed", url], { cwd: dir });
+      const res = await runCli(["mcp", "login", "closed"], { cwd: dir, env: { TOOLCALL_HOME: dir } });
+      expect(res.code).toBe(1);
+      expect(res.stderr).toBe(
+        `toolcall mcp login: MCP server 'closed' at ${url}: fetch failed (connect ECONNREFUSED 127.0.0.1:${port})\n`,
+      );
     });
   });
 });
