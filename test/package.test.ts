@@ -186,9 +186,9 @@ describe("npm pack contents", () => {
         JSON.stringify({ compilerOptions: options, files: ["use.ts"] }),
       );
       const tsc = path.join(root, "node_modules/typescript/bin/tsc");
-      const run = await promisify(execFile)(process.execPath, [tsc, "-p", project]).catch(
-        (err: { stdout?: string }) => ({ stdout: err.stdout ?? "tsc failed" }),
-      );
+      const run = await promisify(execFile)(process.execPath, [tsc, "-p", project]).catch((err: unknown) => ({
+        stdout: (err as { stdout?: string }).stdout ?? "tsc failed",
+      }));
       expect(run.stdout).toBe("");
     } finally {
       await rm(project, { recursive: true, force: true });
