@@ -6,7 +6,7 @@
  * package (the version is read from its package.json).
  */
 import { build } from "esbuild";
-import { readFile } from "node:fs/promises";
+import { readFile, readdir, rm } from "node:fs/promises";
 import path from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
@@ -31,8 +31,9 @@ const bundledRequires = {
 const at = process.argv.indexOf("--outdir");
 const outdir = at > 0 ? path.resolve(process.argv[at + 1] ?? "") : path.join(root, "dist", "bin");
 
-await build({
+const command = await build({
   absWorkingDir: root,
+  metafile: true,
   // The demo server sits beside the demo's chunk, where src/cli/demo.ts looks for it; the
   // network bridge beside the chunks, where src/process/netBridgeEntry.ts looks for it.
   entryPoints: {
@@ -59,8 +60,9 @@ await build({
 // The sandbox's resident helper (src/sandbox/helper/main.ts), where src/sandbox/helper/script.ts
 // looks for it: one file of its own (no shared chunk, no banner), so it starts fast inside
 // bubblewrap and loads nothing from node_modules.
-await build({
+const helper = await build({
   absWorkingDir: root,
+  metafile: true,
   entryPoints: { "sandbox-helper": "src/sandbox/helper/main.ts" },
   outdir,
   bundle: true,
@@ -69,3 +71,13 @@ await build({
   target: "node20",
   logLevel: "warning",
 });
+
+// Chunk names follow their content: an older build's chunks would stay beside these and ship
+// with the package (npm pack takes all of dist/). What these builds did not write goes.
+const written = new Set(
+  [command, helper].flatMap((r) => Object.keys(r.metafile.outputs).map((out) => path.resolve(root, out))),
+);
+for (const entry of await readdir(outdir, { recursive: true, withFileTypes: true })) {
+  const file = path.join(entry.parentPath, entry.name);
+  if (entry.isFile() && file.endsWith(".js") && !written.has(file)) await rm(file);
+}

@@ -105,6 +105,11 @@ export {
   type ToolMiddleware,
   type PushSpecOptions,
   type PolicySubject,
+  schemaHandler,
+  type SchemaOutput,
+  type SchemaToolSpec,
+  type StandardSchema,
+  type ToolSpecInput,
 } from "./registry/index.js";
 
 // policy: permissions, approvals, hooks (DESIGN section 11)

@@ -9,11 +9,13 @@ import {
   FileReadLedger,
   ToolActivation,
   ToolRegistryBuilder,
+  resolveToolSpec,
   type DynamicToolSpec,
   type McpToolSource,
   type ToolFactory,
   type ToolFactoryContext,
   type ToolRegistration,
+  type ToolSpecInput,
 } from "./registry/index.js";
 import { ToolRouter } from "./router/index.js";
 import { SpillStore } from "./turn/index.js";
@@ -124,7 +126,7 @@ export interface CreateToolRouterOptions<Ctx = unknown> {
   mcp?: McpToolSource;
   dynamicTools?: DynamicToolSpec[];
   /** Plugin tool factories by name; `tools` says which to use with what parameters. */
-  factories?: Record<string, ToolFactory<never, Ctx>>;
+  factories?: Record<string, ToolFactory<never, Ctx, ToolSpecInput>>;
   /** Plugin tools to add: factory name -> its parameters. */
   tools?: Record<string, unknown>;
   logger?: Logger;
@@ -155,8 +157,9 @@ export async function createToolRouter<Ctx = unknown>(
     ctx.spill = spill;
     closers.add(() => spill.close());
   }
-  const add = (registrations: ToolRegistration<Ctx>[]): void => {
-    for (const { spec, handler, supportsParallel, aliases, close } of registrations) {
+  const add = (registrations: ToolRegistration<Ctx, ToolSpecInput>[]): void => {
+    for (const { spec: input, handler, supportsParallel, aliases, close } of registrations) {
+      const spec = resolveToolSpec(input);
       builder.pushSpecWithParallelSupport(spec, supportsParallel).registerHandler(specName(spec), handler);
       for (const alias of aliases ?? []) builder.registerAlias(alias, specName(spec));
       if (close) closers.add(close);
@@ -167,7 +170,7 @@ export async function createToolRouter<Ctx = unknown>(
   for (const [name, params] of Object.entries(opts.tools ?? {})) {
     const factory = Object.hasOwn(opts.factories ?? {}, name) ? opts.factories?.[name] : undefined;
     if (!factory) throw new Error(`unknown tool factory: ${name}`);
-    add((factory as ToolFactory<unknown, Ctx>)(params, ctx));
+    add((factory as ToolFactory<unknown, Ctx, ToolSpecInput>)(params, ctx));
   }
   const { specs, registry } = builder.build();
   return new ToolRouter<Ctx>(registry, specs, opts.mcp, {

@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
-import { cp, mkdir, mkdtemp, readdir, rm, stat, symlink } from "node:fs/promises";
+import { cp, mkdir, mkdtemp, readdir, rm, stat, symlink, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -10,6 +10,7 @@ import { describe, expect, it } from "vitest";
 const root = fileURLToPath(new URL("..", import.meta.url));
 const pkg = JSON.parse(readFileSync(`${root}package.json`, "utf8")) as {
   exports: Record<string, string | { types: string; import: string; default: string }>;
+  typesVersions: Record<string, Record<string, string[]>>;
   bin: Record<string, string>;
 };
 
@@ -130,6 +131,101 @@ describe("package surface", () => {
     },
     120_000,
   );
+});
+
+// What `npm pack` would publish, from the built dist/ (CI builds first; scripts/pretest.mjs too).
+describe("npm pack contents", () => {
+  const pack = async (): Promise<Map<string, number>> => {
+    if (!existsSync(path.join(root, "dist/bin/toolcall.js"))) throw new Error("dist/ is missing: run `npm run build`");
+    const { stdout } = await promisify(execFile)("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], {
+      cwd: root,
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    const [report] = JSON.parse(stdout) as Array<{ files: Array<{ path: string; size: number }> }>;
+    return new Map((report?.files ?? []).map((f) => [f.path, f.size]));
+  };
+
+  it("ships dist/, LICENSE, README and package.json; every export, types path and bin; no source maps", async () => {
+    const files = await pack();
+    const outside = [...files.keys()].filter((f) => !f.startsWith("dist/")).sort();
+    expect(outside).toEqual(["LICENSE", "README.md", "package.json"]);
+    const targets = [
+      ...Object.values(pkg.exports).flatMap((t) => (typeof t === "string" ? [t] : [t.types, t.import, t.default])),
+      ...Object.values(pkg.typesVersions["*"] ?? {}).flat(),
+      ...Object.values(pkg.bin),
+    ];
+    expect(targets.length).toBeGreaterThan(20);
+    for (const target of targets) expect(files.has(target.replace(/^\.\//, "")), target).toBe(true);
+    // Maps would point at src/, which is not shipped.
+    const maps = [...files.keys()].filter((f) => f.endsWith(".map"));
+    expect(maps).toEqual([]);
+    for (const file of files.keys()) {
+      if (!/\.(js|d\.ts)$/.test(file)) continue;
+      expect(readFileSync(path.join(root, file), "utf8"), file).not.toContain("sourceMappingURL");
+    }
+  });
+
+  it("every chunk of the bundled command is reachable from an entry: no stale chunk of an older build", async () => {
+    const files = await pack();
+    const bin = [...files.keys()].filter((f) => f.startsWith("dist/bin/"));
+    const entries = [
+      "dist/bin/toolcall.js",
+      "dist/bin/demo/server.js",
+      "dist/bin/netBridgeMain.js",
+      "dist/bin/sandbox-helper.js",
+    ];
+    const seen = new Set<string>();
+    const queue = [...entries];
+    while (queue.length > 0) {
+      const file = queue.pop() as string;
+      if (seen.has(file)) continue;
+      seen.add(file);
+      const text = readFileSync(path.join(root, file), "utf8");
+      for (const m of text.matchAll(/["'](\.{1,2}\/[^"']*?-[A-Z0-9]{8}\.js)["']/g)) {
+        queue.push(path.posix.join(path.posix.dirname(file), m[1] as string));
+      }
+    }
+    expect(bin.filter((f) => !seen.has(f))).toEqual([]);
+  });
+
+  // The subpaths under TypeScript's legacy `node` resolution, which knows no `exports`:
+  // `typesVersions` is what finds their types (TS2307 without it).
+  it("subpath types resolve under moduleResolution node", async () => {
+    const project = await mkdtemp(path.join(os.tmpdir(), "toolcall-types-"));
+    try {
+      const installed = path.join(project, "node_modules", "toolcall-runtime");
+      await mkdir(installed, { recursive: true });
+      await symlink(path.join(root, "dist"), path.join(installed, "dist"));
+      await cp(path.join(root, "package.json"), path.join(installed, "package.json"));
+      await symlink(path.join(root, "node_modules"), path.join(installed, "node_modules"));
+      await writeFile(
+        path.join(project, "use.ts"),
+        [
+          'import { createToolRouter, schemaHandler } from "toolcall-runtime";',
+          'import { aiSdkTools } from "toolcall-runtime/ai-sdk";',
+          'import { openAIAgentsTools } from "toolcall-runtime/openai-agents";',
+          'import { langchainTools } from "toolcall-runtime/langchain";',
+          'import { shellToolFactory } from "toolcall-runtime/shell";',
+          'import { applyPatch } from "toolcall-runtime/apply_patch";',
+          'import { runProgram } from "toolcall-runtime/process";',
+          "export const all = [createToolRouter, schemaHandler, aiSdkTools, openAIAgentsTools, langchainTools, shellToolFactory, applyPatch, runProgram];",
+          "",
+        ].join("\n"),
+      );
+      const options = { module: "commonjs", moduleResolution: "node", strict: true, skipLibCheck: true, noEmit: true };
+      await writeFile(
+        path.join(project, "tsconfig.json"),
+        JSON.stringify({ compilerOptions: options, files: ["use.ts"] }),
+      );
+      const tsc = path.join(root, "node_modules/typescript/bin/tsc");
+      const run = await promisify(execFile)(process.execPath, [tsc, "-p", project]).catch((err: unknown) => ({
+        stdout: (err as { stdout?: string }).stdout ?? "tsc failed",
+      }));
+      expect(run.stdout).toBe("");
+    } finally {
+      await rm(project, { recursive: true, force: true });
+    }
+  }, 120_000);
 });
 
 /** dist/index.js exists and no file under src/ changed after it was built. */

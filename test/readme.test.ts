@@ -58,7 +58,8 @@ async function runExample(code: string): Promise<string> {
       .replaceAll(/from "toolcall-runtime(\/[\w-]+)?"/g, (_, sub?: string) => `from ${JSON.stringify(sourceOf(sub))}`)
       // The example lives in a temp dir: the frameworks resolve from this checkout (their ESM builds).
       .replaceAll('from "ai"', `from ${JSON.stringify(join(root, "node_modules/ai/dist/index.mjs"))}`)
-      .replaceAll('from "ai/test"', `from ${JSON.stringify(join(root, "node_modules/ai/dist/test/index.mjs"))}`);
+      .replaceAll('from "ai/test"', `from ${JSON.stringify(join(root, "node_modules/ai/dist/test/index.mjs"))}`)
+      .replaceAll('from "zod"', `from ${JSON.stringify(join(root, "node_modules/zod/index.js"))}`);
     await writeFile(file, src);
     const { stdout } = await promisify(execFile)(process.execPath, ["--import", "tsx", file], { cwd: root });
     return stdout;
@@ -86,7 +87,15 @@ describe("README examples", () => {
       "sandbox",
       "shell",
       "user_input",
+      "zod",
     ]);
+  });
+
+  it("the zod example types a plugin tool's args from its schema; the model gets JSON Schema's check", async () => {
+    const out = await runExample((await readmeExamples()).get("zod")!);
+    expect(out).toBe(
+      "hello Ada, hello Ada\ninvalid arguments for greet: /name must NOT have fewer than 1 characters\n",
+    );
   });
 
   it("the AI SDK example runs a generateText loop through the adapter", async () => {

@@ -108,8 +108,16 @@ ${CONTAINER_OPTIONS}`,
 Prints the tool list as the Responses API, Chat Completions, Anthropic or MCP expect it.
 
 ${COMMON_OPTIONS}`,
-  mcp: `usage: toolcall mcp login|logout NAME [options]
+  mcp: `usage: toolcall mcp add|list|remove|login|logout ... [options]
 
+  add NAME [-e KEY=VALUE]... -- COMMAND [ARGS...]
+                add a stdio server to toolcall.toml (or --config FILE) as [mcp_servers.NAME]
+  add NAME [-H "Name: value"]... [--bearer-token-env-var VAR] URL
+                add a Streamable HTTP server (-t/--transport stdio|http: default by the URL)
+  list [--json] the configured servers
+  remove NAME   remove [mcp_servers.NAME] and its sub-tables
+                (add and remove keep the file's comments and other tables; the result must
+                load before it replaces the file)
   login NAME    authorize the MCP server NAME (OAuth: prints the URL to open, waits for the
                 browser on a loopback redirect, keeps the tokens in $TOOLCALL_HOME, default
                 ~/.toolcall, mode 0600)
@@ -136,6 +144,8 @@ commands:
   serve-mcp     serve the configured tools as an MCP server (stdio, or --http PORT)
   tools         print the tool list (--format responses|chat|anthropic|mcp, default responses)
   demo          run the offline demo turn
+  mcp add|list|remove
+                edit the [mcp_servers.NAME] tables of toolcall.toml
   mcp login|logout NAME
                 authorize the MCP server NAME by OAuth, or forget its tokens
   help COMMAND  what a command does and its options (also: toolcall COMMAND --help)
@@ -308,6 +318,31 @@ const commands: Record<string, Command> = {
     return runDemo({ ...commonOpts(values), ...sandboxFlags(values) });
   },
   mcp: async (args) => {
+    const action = args[0];
+    if (action === "add" || action === "list" || action === "remove") {
+      const { values, positionals } = parse(
+        args.slice(1),
+        {
+          env: { type: "string", short: "e", multiple: true },
+          header: { type: "string", short: "H", multiple: true },
+          transport: { type: "string", short: "t" },
+          "bearer-token-env-var": { type: "string" },
+          json: { type: "boolean" },
+        },
+        Infinity,
+      );
+      const { runMcpEdit } = await import("./mcpEdit.js");
+      return runMcpEdit({
+        ...commonOpts(values),
+        action,
+        positionals,
+        env: values.env,
+        header: values.header,
+        transport: values.transport,
+        bearerTokenEnvVar: values["bearer-token-env-var"],
+        json: values.json,
+      });
+    }
     const { values, positionals } = parse(args, {}, 2);
     const { runMcpAuth } = await import("./mcpLogin.js");
     return runMcpAuth({ ...commonOpts(values), action: positionals[0], server: positionals[1] });
@@ -348,7 +383,9 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`toolcall: unknown command: ${name}\n\n${USAGE}\n`);
     return EXIT_USAGE;
   }
-  if (rest.includes("--help") || rest.includes("-h")) {
+  // After `--` come a server's own arguments (`mcp add NAME -- cmd --help`).
+  const flags = rest.includes("--") ? rest.slice(0, rest.indexOf("--")) : rest;
+  if (flags.includes("--help") || flags.includes("-h")) {
     process.stdout.write(`${HELP[name] ?? USAGE}\n`);
     return 0;
   }

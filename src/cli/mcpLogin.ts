@@ -48,7 +48,7 @@ export async function runMcpAuth(opts: McpAuthOptions): Promise<number> {
   try {
     const [failure] = (await mcp.waitForStartup()).failed;
     if (failure) {
-      process.stderr.write(`toolcall mcp login: ${failure.error}\n`);
+      process.stderr.write(`toolcall mcp login: MCP server '${server}' at ${entry.url}: ${failure.error}\n`);
       return 1;
     }
     process.stderr.write(`logged in to '${server}'\n`);

@@ -1,12 +1,12 @@
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import type { ToolFactory } from "../registry/index.js";
+import type { ToolFactory, ToolSpecInput } from "../registry/index.js";
 import { errorMessage } from "../util/index.js";
 import { ConfigError } from "./configError.js";
 
 /** Plugin tool factories, by the name `createToolRouter` knows them by. */
 export interface LoadedPlugins {
-  factories: Record<string, ToolFactory>;
+  factories: Record<string, ToolFactory<unknown, unknown, ToolSpecInput>>;
   tools: Record<string, unknown>;
 }
 
@@ -32,7 +32,7 @@ export async function loadPlugins(files: readonly string[]): Promise<LoadedPlugi
       );
     }
     const name = `plugin${i}:${path.basename(file)}`;
-    loaded.factories[name] = factory as ToolFactory;
+    loaded.factories[name] = factory as ToolFactory<unknown, unknown, ToolSpecInput>;
     loaded.tools[name] = {};
   }
   return loaded;

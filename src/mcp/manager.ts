@@ -17,7 +17,7 @@ import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.j
 import { texts, type ConfiguredToolSpec } from "../protocol/index.js";
 import type { McpToolRef, McpToolSource } from "../registry/index.js";
 import { defaultLogger, emitEvent, type ToolEvent } from "../turn/index.js";
-import { errorMessage } from "../util/index.js";
+import { errorMessage, errorWithCause } from "../util/index.js";
 import { validateMcpServersConfig, type McpServerConfig, type McpServersConfig } from "./config.js";
 import {
   McpCallError,
@@ -190,7 +190,7 @@ export class McpConnectionManager implements McpToolSource {
         await startup;
         summary.ready.push(server);
       } catch (err) {
-        summary.failed.push({ server, error: errorMessage(err) });
+        summary.failed.push({ server, error: errorWithCause(err) });
       }
     }
     this.emit({ type: "mcp_startup_complete", ready: summary.ready, failed: summary.failed });

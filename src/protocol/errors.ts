@@ -1,13 +1,34 @@
 export type FunctionCallErrorKind = "respond_to_model" | "fatal" | "missing_local_shell_call_id";
 
+/**
+ * Marks our errors across copies of this package: a `--plugin` module imports
+ * `toolcall-runtime` from `dist/` while the command runs its own bundled copy, and a class
+ * check alone would take the plugin's `respondToModel` for a handler crash.
+ */
+const BRAND = Symbol.for("toolcall-runtime.FunctionCallError");
+
 /** The tiny, exhaustive error enum of Codex `FunctionCallError`. */
 export class FunctionCallError extends Error {
   readonly kind: FunctionCallErrorKind;
+
+  /**
+   * `instanceof FunctionCallError` by the brand, so an error from another copy of the package
+   * counts; subclasses (`SandboxDenial`) keep the ordinary check.
+   */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    if (this !== FunctionCallError) return Function.prototype[Symbol.hasInstance].call(this, value);
+    try {
+      return typeof value === "object" && value !== null && (value as { [BRAND]?: unknown })[BRAND] === true;
+    } catch {
+      return false;
+    }
+  }
 
   protected constructor(kind: FunctionCallErrorKind, message: string) {
     super(message);
     this.name = "FunctionCallError";
     this.kind = kind;
+    Object.defineProperty(this, BRAND, { value: true });
   }
 
   /** An error the model sees verbatim; the turn goes on. */

@@ -4,6 +4,7 @@ import { SchemaValidatorCache } from "./arguments.js";
 import type { ToolHandler } from "./handler.js";
 import type { ToolMiddleware } from "./middleware.js";
 import { ToolRegistry, type MiddlewareEntry, type RegisteredTool } from "./registry.js";
+import { resolveToolSpec, type ToolSpecInput } from "./schemaSpec.js";
 
 export interface PushSpecOptions {
   /** Calls may run in parallel with other parallel calls. Default false. */
@@ -22,8 +23,12 @@ export class ToolRegistryBuilder<Ctx = unknown> {
 
   constructor(private readonly opts: { logger?: Logger; validators?: SchemaValidatorCache } = {}) {}
 
-  /** Adds a spec; its calls run exclusively unless `opts.parallel`. */
-  pushSpec(spec: ToolSpec, opts: PushSpecOptions = {}): this {
+  /**
+   * Adds a spec; its calls run exclusively unless `opts.parallel`. A function spec's
+   * `parameters` may be a zod (or other Standard) schema: it is converted to JSON Schema here.
+   */
+  pushSpec(input: ToolSpecInput, opts: PushSpecOptions = {}): this {
+    const spec = resolveToolSpec(input);
     const { timeoutMs } = opts;
     if (timeoutMs !== undefined) {
       if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) {

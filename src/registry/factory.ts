@@ -4,10 +4,15 @@ import type { ToolActivation } from "./activation.js";
 import type { FileReadLedger } from "./fileReads.js";
 import type { ToolHandler } from "./handler.js";
 import type { McpToolSource } from "./mcpSource.js";
+import type { ToolSpecInput } from "./schemaSpec.js";
 
-/** One tool a factory adds: its spec, its handler and whether calls may run in parallel. */
-export interface ToolRegistration<Ctx = unknown> {
-  spec: ToolSpec;
+/**
+ * One tool a factory adds: its spec, its handler and whether calls may run in parallel. A
+ * plugin's spec (`Spec = ToolSpecInput`) may give a function's `parameters` as a zod (or other
+ * Standard) schema.
+ */
+export interface ToolRegistration<Ctx = unknown, Spec extends ToolSpecInput = ToolSpec> {
+  spec: Spec;
   handler: ToolHandler<Ctx>;
   supportsParallel: boolean;
   /** Further names the same handler answers to (e.g. `local_shell` for `shell`). */
@@ -43,7 +48,7 @@ export interface ToolFactoryContext {
  * `createToolRouter` by name, never registered in a process-wide table: two routers in one
  * process see only their own.
  */
-export type ToolFactory<Params = unknown, Ctx = unknown> = (
+export type ToolFactory<Params = unknown, Ctx = unknown, Spec extends ToolSpecInput = ToolSpec> = (
   params: Params,
   ctx: ToolFactoryContext,
-) => ToolRegistration<Ctx>[];
+) => ToolRegistration<Ctx, Spec>[];

@@ -108,7 +108,11 @@ export class McpToolService {
         const destructive = readOnly ? {} : { destructiveHint: own.annotations?.destructiveHint ?? true };
         return { ...rest, ...tool, annotations: { ...own.annotations, readOnlyHint: readOnly, ...destructive } };
       }
-      return { ...tool, annotations: { readOnlyHint: readOnly, ...(readOnly ? {} : { destructiveHint: true }) } };
+      // The spec's own hints stay (idempotent, open world); an unmarked tool that may change
+      // things is destructive, one its spec calls read-only (update_plan) is not.
+      const hints = tool.annotations;
+      const destructive = readOnly ? {} : { destructiveHint: hints?.destructiveHint ?? hints?.readOnlyHint !== true };
+      return { ...tool, annotations: { ...hints, readOnlyHint: readOnly, ...destructive } };
     });
   }
 

@@ -36,3 +36,16 @@ export function errorText(err: unknown): string | undefined {
 export function errorMessage(err: unknown, fallback = "unknown error"): string {
   return errorText(err) ?? fallback;
 }
+
+/**
+ * `errorMessage` with the cause a wrapper hides (`fetch failed` is all undici says; its cause
+ * says `connect ECONNREFUSED 127.0.0.1:9`).
+ */
+export function errorWithCause(err: unknown): string {
+  const message = errorMessage(err);
+  const cause: unknown = err instanceof Error ? err.cause : undefined;
+  // Node's connect error for a name with several addresses is an AggregateError with no message.
+  const inner: unknown = cause instanceof AggregateError && cause.message === "" ? (cause.errors[0] as unknown) : cause;
+  const text = inner instanceof Error ? inner.message || (inner as NodeJS.ErrnoException).code : undefined;
+  return text && !message.includes(text) ? `${message} (${text})` : message;
+}

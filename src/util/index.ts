@@ -1,4 +1,4 @@
-export { errorText, errorMessage } from "./errorText.js";
+export { errorText, errorMessage, errorWithCause } from "./errorText.js";
 export { formatSeconds, formatSecondsExact } from "./format.js";
 export { ioErrorText } from "./ioError.js";
 export { isRecord } from "./isRecord.js";

@@ -239,6 +239,34 @@ describe("toolcall serve-mcp (child process, SDK client)", () => {
     });
   });
 
+  it("serves a plugin tool whose parameters are a zod schema: JSON Schema listed, args parsed by the schema", async () => {
+    await withTempDir(async (dir) => {
+      const client = new Client({ name: "test", version: "1.0.0" });
+      await client.connect(
+        new StdioClientTransport({
+          command: process.execPath,
+          args: [MAIN, "serve-mcp", "--cwd", dir, "--plugin", path.join(ROOT, "test/fixtures/plugin-zod.mjs")],
+          cwd: dir,
+          stderr: "pipe",
+        }),
+      );
+      try {
+        const forecast = (await client.listTools()).tools.find((t) => t.name === "forecast");
+        expect(forecast?.inputSchema).toMatchObject({
+          type: "object",
+          properties: { city: { type: "string", minLength: 1, description: "a city" }, unit: { enum: ["C", "F"] } },
+          required: ["city"],
+        });
+        expect(text(await client.callTool({ name: "forecast", arguments: { city: "Oslo" } }))).toBe("Oslo: 21C");
+        const markup = await client.callTool({ name: "forecast", arguments: { city: "Oslo", note: "<b>" } });
+        expect(markup.isError).toBe(true);
+        expect(text(markup)).toBe("invalid arguments for forecast: /note must not contain markup");
+      } finally {
+        await client.close();
+      }
+    });
+  });
+
   it("serves a plugin's tools over stdio and refuses a module that is not a plugin", async () => {
     await withTempDir(async (dir) => {
       const client = new Client({ name: "test", version: "1.0.0" });

@@ -51,8 +51,10 @@ describe("createMcpServer (in-memory transport, SDK client)", () => {
     const hints = new Map(tools.map((t) => [t.name, t.annotations]));
     expect(hints.get("read_file")).toEqual({ readOnlyHint: true });
     expect(hints.get("list_dir")).toEqual({ readOnlyHint: true });
-    expect(hints.get("shell")).toEqual({ readOnlyHint: false, destructiveHint: true }); // parallel, but isMutating
+    expect(hints.get("shell")).toEqual({ readOnlyHint: false, destructiveHint: true, openWorldHint: true }); // parallel, but isMutating
     expect(hints.get("apply_patch")).toEqual({ readOnlyHint: false, destructiveHint: true }); // exclusive
+    // Exclusive, but its spec says it changes nothing outside the turn: a client must not confirm each plan update.
+    expect(hints.get("update_plan")).toEqual({ readOnlyHint: false, destructiveHint: false, idempotentHint: true });
     expect(hints.get("mcp__fx__barrier")?.readOnlyHint).toBe(true); // annotated readOnlyHint
     expect(hints.get("mcp__fx__echo")?.readOnlyHint).toBe(false); // parallel by opt-in only
   });
