@@ -39,12 +39,16 @@ export class DockerCli {
     return name in this.env || name === "SHELL" || name.startsWith("DOCKER_");
   }
 
-  /** Runs `docker ARGS`; resolves with its stdout, rejects with an Error carrying its stderr. */
+  /**
+   * Runs `docker ARGS`; resolves with its stdout, rejects with an Error carrying its stderr and
+   * `exitCode` (null after the timeout).
+   */
   async run(args: readonly string[]): Promise<string> {
     const result = await runProgram(this.binary, args, { env: this.env, timeoutMs: DOCKER_TIMEOUT_MS });
     if (result.code === 0) return result.stdout;
     const why = result.timedOut ? `timed out after ${DOCKER_TIMEOUT_MS / 1000}s` : result.stderr.trim();
-    throw new Error(`docker ${args[0] ?? ""} failed: ${why || `exit code ${String(result.code)}`}`);
+    const err = new Error(`docker ${args[0] ?? ""} failed: ${why || `exit code ${String(result.code)}`}`);
+    throw Object.assign(err, { exitCode: result.code });
   }
 
   /** `docker rm -f` that outlives this process: for the host's exit. */

@@ -25,6 +25,10 @@ import { tarOf } from "./tar.js";
 /** Where the helper's files go inside the container (root-owned, beside nothing of the image's). */
 const HELPER_DIR = "/.toolcall-helper";
 
+/** Exits NO_NODE when the image has no `node` on the exec's PATH. */
+const NO_NODE = 42;
+const NODE_PROBE = `command -v node >/dev/null 2>&1 || exit ${NO_NODE}`;
+
 /** The helper's files: the bundled one (`sandbox-helper.js`), or tsc's `main.js` with its two siblings. */
 async function helperFiles(): Promise<Array<{ name: string; data: Buffer | string }>> {
   const script = await helperScript();
@@ -80,10 +84,12 @@ export class ContainerFiles {
         throw FunctionCallError.respondToModel(`container unavailable: ${errorMessage(err)}`);
       });
       // By exit code: a short exec's output can be lost by the engine (seen on 20.10 under load).
-      const hasNode = await this.cli.run(["exec", this.container, "sh", "-c", "command -v node >/dev/null"]).then(
+      // A status of its own: `command -v` fails with 1 in bash but 127 in dash, and the docker
+      // CLI's own failures (engine, container gone) are 1 and 125 to 127.
+      const hasNode = await this.cli.run(["exec", this.container, "sh", "-c", NODE_PROBE]).then(
         () => true,
         (err: unknown) => {
-          if (/exit code 1$/.test(errorMessage(err))) return false;
+          if ((err as { exitCode?: unknown }).exitCode === NO_NODE) return false;
           throw err;
         },
       );

@@ -293,7 +293,7 @@ describeRequiring(await dockerProblem(), "Docker environment on a remote engine 
       const patch = await call(tools, turn, "apply_patch", {
         input: "*** Begin Patch\n*** Add File: src/a.txt\n+one\n+two\n*** End Patch",
       });
-      expect(patch.success).toBe(true);
+      expect(patch.success, patch.text).toBe(true);
       expect((await call(tools, turn, "read_file", { file_path: "/workspace/src/a.txt" })).text).toContain("two");
       const edit = await call(tools, turn, "edit_file", {
         file_path: "/workspace/src/a.txt",

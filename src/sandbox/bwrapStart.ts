@@ -1,0 +1,102 @@
+import type { Readable, Writable } from "node:stream";
+import { releaseGroup, spawnGroup, type GroupChild } from "../process/index.js";
+import { SECCOMP_FD } from "./bwrap.js";
+
+/*
+ * bubblewrap binds the host's tree recursively (`--ro-bind / /`), then remounts each submount it
+ * read from its mount table. A mount whose directory the host removes in between (a Docker
+ * engine ending a container: its overlay's `merged`) is gone from the sandbox's copy too, and
+ * bubblewrap fails the whole set-up: "Can't bind mount /oldroot/ on /newroot/: ... remount
+ * ".../merged": No such file or directory". Nothing of the command ran then, so it is started
+ * again. Which it was is told by the sandbox itself: the first program inside reports on
+ * SETUP_FD before it becomes the command, so a command's own output can never pass for
+ * bubblewrap's failure (nor is a command ever run twice).
+ */
+
+/** The descriptor the sandbox reports its set-up done on: the spawn's fifth stdio entry. */
+const SETUP_FD = SECCOMP_FD + 1;
+/**
+ * One byte on SETUP_FD, then the command in its place (same process, same variables: bubblewrap
+ * has set PWD already, the shell keeps it), SETUP_FD closed for it.
+ */
+const ANNOUNCE = `printf . >&${SETUP_FD} && exec "$@" ${SETUP_FD}>&-`;
+/** Every system has it (the sandbox shows the system directories in every mode). */
+const SHELL = "/bin/sh";
+/** bubblewrap's own failure on a mount that vanished while it set up. */
+const VANISHED_MOUNT = /^bwrap: Can't [^\n]*: No such file or directory$/m;
+/** Attempts per command: each one fails only if a mount goes in that very instant. */
+const ATTEMPTS = 5;
+
+/** Was bubblewrap's failure (its stderr) a mount that went away during its set-up? */
+export function mountVanished(stderr: string): boolean {
+  return VANISHED_MOUNT.test(stderr);
+}
+
+export interface BwrapStart {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  stdin: "ignore" | "pipe";
+  /** The seccomp program bubblewrap reads from SECCOMP_FD (`--seccomp`), if any. */
+  seccomp?: Buffer;
+  forwardHostSignals?: boolean;
+}
+
+/** Resolves true on the first byte the sandbox writes on `pipe`, false when the pipe ends first. */
+export function reported(pipe: Readable | null | undefined): Promise<boolean> {
+  if (!pipe) return Promise.resolve(false);
+  return new Promise<boolean>((resolve) => {
+    const answer = (value: boolean) => (): void => {
+      resolve(value);
+    };
+    pipe.once("data", answer(true));
+    for (const end of ["end", "close", "error"]) pipe.once(end, answer(false));
+  });
+}
+
+/** Has the sandbox reported its set-up done (SETUP_FD then closed on our side)? */
+function setUp(started: GroupChild): Promise<boolean> {
+  const pipe = started.child.stdio[SETUP_FD] as Readable | null | undefined;
+  return reported(pipe).finally(() => pipe?.destroy());
+}
+
+/** What bubblewrap wrote on stderr before it exited. */
+async function stderrOf(started: GroupChild): Promise<string> {
+  let text = "";
+  started.child.stderr?.setEncoding("utf8").on("data", (s: string) => (text += s));
+  await started.closed;
+  return text;
+}
+
+/**
+ * Starts `command` in bubblewrap (`launcher`: bubblewrap and its arguments, before `--`) in a
+ * process group of its own, killed with the host, and resolves once the command runs inside
+ * (again after a set-up that a vanishing host mount broke). Rejects with an Error carrying
+ * bubblewrap's own message when the set-up fails otherwise.
+ */
+export async function startInBwrap(
+  launcher: readonly string[],
+  command: readonly string[],
+  opts: BwrapStart,
+): Promise<GroupChild> {
+  const [file = "", ...args] = launcher;
+  for (let attempt = 1; ; attempt++) {
+    const started = await spawnGroup(file, [...args, "--", SHELL, "-c", ANNOUNCE, "sh", ...command], {
+      cwd: opts.cwd,
+      env: opts.env,
+      stdio: [opts.stdin, "pipe", "pipe", opts.seccomp ? "pipe" : "ignore", "pipe"],
+      diesWithHost: true,
+      ...(opts.forwardHostSignals !== undefined && { forwardHostSignals: opts.forwardHostSignals }),
+    });
+    if (opts.seccomp) {
+      const pipe = started.child.stdio[SECCOMP_FD] as Writable | null | undefined;
+      // A bubblewrap that failed before reading it closes the pipe: its own exit reports why.
+      pipe?.on("error", () => undefined);
+      pipe?.end(opts.seccomp);
+    }
+    if (await setUp(started)) return started;
+    const stderr = await stderrOf(started);
+    await releaseGroup(started);
+    if (attempt < ATTEMPTS && mountVanished(stderr)) continue;
+    throw new Error(stderr.trim() || "bubblewrap exited before the command started");
+  }
+}
