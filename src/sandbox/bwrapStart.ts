@@ -1,4 +1,5 @@
 import type { Readable, Writable } from "node:stream";
+import { text } from "node:stream/consumers";
 import { releaseGroup, spawnGroup, type GroupChild } from "../process/index.js";
 import { SECCOMP_FD } from "./bwrap.js";
 
@@ -22,10 +23,17 @@ const SETUP_FD = SECCOMP_FD + 1;
 const ANNOUNCE = `printf . >&${SETUP_FD} && exec "$@" ${SETUP_FD}>&-`;
 /** Every system has it (the sandbox shows the system directories in every mode). */
 const SHELL = "/bin/sh";
-/** bubblewrap's own failure on a mount that vanished while it set up. */
-const VANISHED_MOUNT = /^bwrap: Can't [^\n]*: No such file or directory$/m;
-/** Attempts per command: each one fails only if a mount goes in that very instant. */
-const ATTEMPTS = 5;
+/**
+ * bubblewrap's own failure on a submount that went away while it set up: its directory gone
+ * (ENOENT) or there again but no longer a mount (EINVAL).
+ */
+const VANISHED_MOUNT = /^bwrap: Can't bind mount [^\n]*remount[^\n]*: (No such file or directory|Invalid argument)$/m;
+/**
+ * Attempts per command: each fails only if a mount goes in that very instant (a few
+ * milliseconds of bubblewrap each); a host that churns mounts all the time still gets its
+ * commands run.
+ */
+export const BWRAP_ATTEMPTS = 20;
 
 /** Was bubblewrap's failure (its stderr) a mount that went away during its set-up? */
 export function mountVanished(stderr: string): boolean {
@@ -59,12 +67,11 @@ function setUp(started: GroupChild): Promise<boolean> {
   return reported(pipe).finally(() => pipe?.destroy());
 }
 
-/** What bubblewrap wrote on stderr before it exited. */
+/** What bubblewrap wrote on stderr before it exited (the stream to its end: data waits there unread till now). */
 async function stderrOf(started: GroupChild): Promise<string> {
-  let text = "";
-  started.child.stderr?.setEncoding("utf8").on("data", (s: string) => (text += s));
+  const said = started.child.stderr ? await text(started.child.stderr).catch(() => "") : "";
   await started.closed;
-  return text;
+  return said;
 }
 
 /**
@@ -96,7 +103,7 @@ export async function startInBwrap(
     if (await setUp(started)) return started;
     const stderr = await stderrOf(started);
     await releaseGroup(started);
-    if (attempt < ATTEMPTS && mountVanished(stderr)) continue;
+    if (attempt < BWRAP_ATTEMPTS && mountVanished(stderr)) continue;
     throw new Error(stderr.trim() || "bubblewrap exited before the command started");
   }
 }

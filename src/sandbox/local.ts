@@ -25,7 +25,7 @@ import { realpath, stat } from "node:fs/promises";
 import path from "node:path";
 import { Readable, type Writable } from "node:stream";
 import { bwrapArgs, sandboxSeccomp, unconfinedBwrapArgs } from "./bwrap.js";
-import { mountVanished, startInBwrap } from "./bwrapStart.js";
+import { BWRAP_ATTEMPTS, mountVanished, startInBwrap } from "./bwrapStart.js";
 import type { NetworkAllowlist } from "./netAllowlist.js";
 import { HelperClient } from "./helper/client.js";
 import { localFileOps } from "./helper/ops.js";
@@ -53,7 +53,7 @@ function pidNamespaceWorks(bwrap: string): Promise<boolean> {
   let probe = namespaceProbes.get(bwrap);
   if (probe === undefined) {
     probe = (async () => {
-      for (let attempt = 0; attempt < 5; attempt++) {
+      for (let attempt = 0; attempt < BWRAP_ATTEMPTS; attempt++) {
         const r = await runProgram(bwrap, [...unconfinedBwrapArgs("/"), "--", "true"], {
           env: { PATH: process.env["PATH"] ?? "" },
           timeoutMs: 30_000,
