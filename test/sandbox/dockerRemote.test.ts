@@ -12,7 +12,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { afterAll, beforeAll, expect, it, vi } from "vitest";
+import { afterAll, afterEach, beforeAll, expect, it, onTestFinished, vi } from "vitest";
 import {
   createDockerEnvironment,
   createToolRouter,
@@ -75,6 +75,10 @@ describeRequiring(await dockerProblem(), "Docker environment on a remote engine 
       env: engine.env,
     });
   });
+  // Each test's environments go with it: later ones count the engines' containers.
+  afterEach(async () => {
+    await Promise.all(envs.splice(0).map((e) => e.close()));
+  });
   afterAll(async () => {
     await Promise.all(envs.map((e) => e.close()));
     await engine?.stop();
@@ -117,6 +121,9 @@ describeRequiring(await dockerProblem(), "Docker environment on a remote engine 
         Destination: string;
       }>;
       expect(mounts.map((m) => [m.Type, m.Destination])).toEqual([["volume", "/workspace"]]);
+      // The engine's own mounts (the container's overlay) stay in its namespace: not in the host's
+      // tree, which other tests' sandboxes bind meanwhile.
+      expect(await readFile("/proc/self/mountinfo", "utf8")).not.toContain(engine.dir);
 
       const patch = await call(tools, turn, "apply_patch", {
         input:
@@ -323,15 +330,19 @@ describeRequiring(await dockerProblem(), "Docker environment on a remote engine 
     // The same image name on the local engine.
     const local = buildTestImage({ extra: ["node", "rg", "ln"] });
     docker(["tag", local, image]);
+    onTestFinished(() => {
+      removeTestImage(image);
+      removeTestImage(local);
+    });
     const engines = { local: {}, remote: engine.env };
+    // This process's containers of the image: on the local engine other test files run theirs.
+    const ours = ["--filter", `ancestor=${image}`, "--filter", `label=toolcall.pid=${process.pid}`];
     const seen = { local: 0, remote: 0 };
     let sampling = true;
     const sampler = (async () => {
       while (sampling) {
         for (const [name, env] of Object.entries(engines) as Array<[keyof typeof engines, Record<string, string>]>) {
-          const n = (await dockerAsync(["ps", "-q", "--filter", `ancestor=${image}`], env))
-            .split("\n")
-            .filter(Boolean).length;
+          const n = (await dockerAsync(["ps", "-q", ...ours], env)).split("\n").filter(Boolean).length;
           seen[name] = Math.max(seen[name], n);
         }
         await new Promise((resolve) => setTimeout(resolve, 100));
@@ -386,12 +397,11 @@ describeRequiring(await dockerProblem(), "Docker environment on a remote engine 
     for (const env of Object.values(engines)) {
       await vi.waitFor(
         async () => {
-          expect((await dockerAsync(["ps", "-aq", "--filter", `ancestor=${image}`], env)).trim()).toBe("");
+          expect((await dockerAsync(["ps", "-aq", ...ours], env)).trim()).toBe("");
         },
         { timeout: 30_000, interval: 200 },
       );
     }
-    removeTestImage(image);
   });
 
   it("a host SIGKILLed with its watchdog leaves no container on the remote engine: the lifeline ends it", async () => {

@@ -1,8 +1,9 @@
 /**
  * A second Docker Engine for the remote tests (DESIGN section 16, "Remote engines"): `dockerd`
  * listening on a 127.0.0.1 TCP port with TLS (a CA, a server and a client certificate made here
- * with openssl), its own data root and exec root, so nothing of it is the local engine's. Root
- * only; stopped (its containers with it) and its directory removed by `stop()`.
+ * with openssl), its own data root and exec root, so nothing of it is the local engine's, in a
+ * mount namespace of its own (nothing it mounts is seen by the host). Root only; stopped (its
+ * containers with it) and its directory removed by `stop()`.
  */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
@@ -76,9 +77,12 @@ export async function startRemoteEngine(): Promise<RemoteEngine> {
   const port = await freePort();
   const host = `tcp://127.0.0.1:${port}`;
   const log = openSync(path.join(dir, "dockerd.log"), "a");
+  // In a mount namespace of its own: its containers' overlays never appear in (nor vanish from)
+  // the host's tree that other tests' sandboxes bind while it runs.
   const daemon: ChildProcess = spawn(
-    "dockerd",
+    "unshare",
     [
+      ...["--mount", "--propagation", "private", "dockerd"],
       ...["--data-root", path.join(dir, "data"), "--exec-root", path.join(dir, "exec")],
       ...["--pidfile", path.join(dir, "dockerd.pid"), "-H", host, "--tlsverify"],
       ...["--tlscacert", path.join(server, "ca.pem"), "--tlscert", path.join(server, "cert.pem")],
