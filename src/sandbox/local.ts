@@ -269,7 +269,7 @@ export class LocalEnvironment implements ExecEnvironment {
       const standby = this.takeStandby(key);
       // Set up by now, or in a moment (no later than a fresh one would be); one whose set-up
       // failed gives way to a fresh bubblewrap, which starts again where a host mount vanished.
-      if (standby !== undefined && (await standby.ready)) {
+      if (standby !== undefined && (await standby.claim())) {
         const stdin = req.stdin ?? "ignore";
         const started = standby.run(command, env, stdin);
         const proc = spawned(started, false, stdin === "pipe" ? started.child.stdin : null);

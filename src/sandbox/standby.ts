@@ -135,6 +135,12 @@ export class Standby {
     return state !== "Z" && state !== "X";
   }
 
+  /** Resolves with `ready`, the host kept alive meanwhile (a command waits on it). */
+  claim(): Promise<boolean> {
+    holdsHost(this.started, true);
+    return this.ready;
+  }
+
   /**
    * Hands it its command; the returned group is the command's from then on. With `stdin`
    * "ignore" the command reads /dev/null.
