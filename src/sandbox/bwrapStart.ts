@@ -29,6 +29,11 @@ const SHELL = "/bin/sh";
  */
 const VANISHED_MOUNT = /^bwrap: Can't bind mount [^\n]*remount[^\n]*: (No such file or directory|Invalid argument)$/m;
 /**
+ * A host file the arguments hide (a Unix socket, a credential: /dev/null bound over it) removed
+ * since they were made: bubblewrap cannot make its mount point in the read-only tree.
+ */
+const VANISHED_FILE = /^bwrap: Can't create file at [^\n]*: Read-only file system$/m;
+/**
  * Attempts per command: each fails only if a mount goes in that very instant (a few
  * milliseconds of bubblewrap each); a host that churns mounts all the time still gets its
  * commands run.
@@ -39,6 +44,9 @@ export const BWRAP_ATTEMPTS = 20;
 export function mountVanished(stderr: string): boolean {
   return VANISHED_MOUNT.test(stderr);
 }
+
+/** Did the host's tree change under bubblewrap's set-up (worth arguments made afresh)? */
+const treeChanged = (stderr: string): boolean => mountVanished(stderr) || VANISHED_FILE.test(stderr);
 
 export interface BwrapStart {
   cwd: string;
@@ -75,18 +83,19 @@ async function stderrOf(started: GroupChild): Promise<string> {
 }
 
 /**
- * Starts `command` in bubblewrap (`launcher`: bubblewrap and its arguments, before `--`) in a
- * process group of its own, killed with the host, and resolves once the command runs inside
- * (again after a set-up that a vanishing host mount broke). Rejects with an Error carrying
- * bubblewrap's own message when the set-up fails otherwise.
+ * Starts `command` in bubblewrap (`launcher()`: bubblewrap and its arguments, before `--`, made
+ * afresh for each attempt) in a process group of its own, killed with the host, and resolves
+ * once the command runs inside (again after a set-up that a change of the host's tree broke: a
+ * mount or a hidden file gone). Rejects with an Error carrying bubblewrap's own message when the
+ * set-up fails otherwise.
  */
 export async function startInBwrap(
-  launcher: readonly string[],
+  launcher: () => readonly string[],
   command: readonly string[],
   opts: BwrapStart,
 ): Promise<GroupChild> {
-  const [file = "", ...args] = launcher;
   for (let attempt = 1; ; attempt++) {
+    const [file = "", ...args] = launcher();
     const started = await spawnGroup(file, [...args, "--", SHELL, "-c", ANNOUNCE, "sh", ...command], {
       cwd: opts.cwd,
       env: opts.env,
@@ -103,7 +112,7 @@ export async function startInBwrap(
     if (await setUp(started)) return started;
     const stderr = await stderrOf(started);
     await releaseGroup(started);
-    if (attempt < BWRAP_ATTEMPTS && mountVanished(stderr)) continue;
+    if (attempt < BWRAP_ATTEMPTS && treeChanged(stderr)) continue;
     throw new Error(stderr.trim() || "bubblewrap exited before the command started");
   }
 }

@@ -151,7 +151,7 @@ export class LocalEnvironment implements ExecEnvironment {
         ? this.sandbox
         : { ...this.sandbox, readableRoots: [...readable, path.dirname(node), path.dirname(script)] };
     // Its own group; bubblewrap's --die-with-parent and PID namespace end it with the host.
-    return startInBwrap([bwrap, ...bwrapArgs(sandbox, this.writable, this.cwd)], [node, script], {
+    return startInBwrap(() => [bwrap, ...bwrapArgs(sandbox, this.writable, this.cwd)], [node, script], {
       cwd: this.cwd,
       env: { PATH: "/usr/bin:/bin" },
       stdin: "pipe",
@@ -233,6 +233,8 @@ export class LocalEnvironment implements ExecEnvironment {
     const program = req.argv[0] ?? "";
     // bubblewrap and its arguments (before `--`), and what runs inside before the command.
     let launcher: readonly string[] | undefined;
+    /** Makes `launcher` again (the host's tree may have changed when bubblewrap starts again). */
+    let launch: (() => readonly string[]) | undefined;
     let wrapper: readonly string[] = [];
     let seccomp: Buffer | undefined;
     const sandboxed = req.sandboxed !== false && this.kind === "bubblewrap";
@@ -246,12 +248,16 @@ export class LocalEnvironment implements ExecEnvironment {
       const route = await this.network?.route(this.readable !== undefined).catch((err: unknown) => {
         throw FunctionCallError.respondToModel(`network proxy unavailable: ${errorMessage(err)}`);
       });
-      launcher = [bwrap, ...bwrapArgs(this.sandbox, this.writable, req.cwd, route?.mounts)];
+      const sandbox = this.sandbox;
+      const writable = this.writable;
+      launch = () => [bwrap, ...bwrapArgs(sandbox, writable, req.cwd, route?.mounts)];
+      launcher = launch();
       wrapper = route?.wrapper ?? [];
       // The host's temporary directory is not there: the sandbox's own /tmp is.
       for (const name of ["TMPDIR", "TMP", "TEMP"]) if (name === "TMPDIR" || name in env) env[name] = "/tmp";
     } else if (this.pidNamespace && bwrap && (await pidNamespaceWorks(bwrap))) {
-      launcher = [bwrap, ...unconfinedBwrapArgs(req.cwd)];
+      launch = () => [bwrap, ...unconfinedBwrapArgs(req.cwd)];
+      launcher = launch();
     }
     const problem = await programProblem(program, req.cwd, env["PATH"]);
     if (problem !== undefined) throw FunctionCallError.respondToModel(problem);
@@ -282,9 +288,9 @@ export class LocalEnvironment implements ExecEnvironment {
     try {
       // In bubblewrap: its --die-with-parent and PID namespace end it with the host.
       const started =
-        launcher === undefined
+        launch === undefined
           ? await spawnGroup(file, args, { cwd: req.cwd, env, stdio: [stdin, "pipe", "pipe"] })
-          : await startInBwrap(launcher, command, { cwd: req.cwd, env, stdin, ...(seccomp && { seccomp }) });
+          : await startInBwrap(launch, command, { cwd: req.cwd, env, stdin, ...(seccomp && { seccomp }) });
       const proc = spawned(started, req.tty === true, started.child.stdin, launcher !== undefined);
       return launcher !== undefined && key !== undefined
         ? this.withStandbyNext(proc, key, launcher, req.cwd, seccomp)
