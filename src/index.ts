@@ -137,6 +137,11 @@ export {
   createDockerEnvironment,
   createExecEnvironment,
   type DockerEnvironmentOptions,
+  type DockerEngineOptions,
+  DockerPool,
+  type DockerPoolHostCount,
+  type DockerPoolOptions,
+  type DockerVolumeOptions,
   type ExecEnvironmentOptions,
 } from "./sandbox/index.js";
 export {

@@ -247,6 +247,9 @@ const DOCKER = table(
     network: z.union([z.boolean(), z.string().min(1)], expected("boolean or a non-empty string")).optional(),
     user: nonEmpty().optional(),
     host: nonEmpty().optional(),
+    workspace: z.enum(["bind", "volume"], expected('"bind" or "volume"')).optional(),
+    tls_verify: boolean().optional(),
+    cert_path: nonEmpty().optional(),
   },
   "error",
 ).transform((d): DockerSettings => {
@@ -255,6 +258,9 @@ const DOCKER = table(
   if (d.network !== undefined) out.network = d.network;
   if (d.user !== undefined) out.user = d.user;
   if (d.host !== undefined) out.host = d.host;
+  if (d.workspace !== undefined) out.workspace = d.workspace;
+  if (d.tls_verify !== undefined) out.tlsVerify = d.tls_verify;
+  if (d.cert_path !== undefined) out.certPath = d.cert_path;
   return out;
 });
 

@@ -1,6 +1,6 @@
 import { findExecutable } from "../process/index.js";
 import type { EnvironmentPolicy, ExecEnvironment, SandboxMode, SandboxPolicy } from "../protocol/index.js";
-import { createDockerEnvironment, createExecEnvironment } from "../sandbox/index.js";
+import { createDockerEnvironment, createExecEnvironment, DockerEnvironment } from "../sandbox/index.js";
 import { errorMessage } from "../util/index.js";
 import { ConfigError } from "./configError.js";
 import { SANDBOX_MODES, type DockerSettings, type SandboxSettings } from "./sandboxSettings.js";
@@ -80,12 +80,17 @@ export async function sessionEnvironment(
   try {
     return await createDockerEnvironment({
       image,
-      workspace: cwd,
       // `--network` turns it on; a network the config names stays the one used.
       network: flags.network === true && configured === false ? true : configured,
       ...(config.shellEnvironmentPolicy !== undefined && { env: config.shellEnvironmentPolicy }),
       ...(docker?.user !== undefined && { user: docker.user }),
-      ...(docker?.host !== undefined && { docker: { host: docker.host } }),
+      docker: {
+        ...(docker?.host !== undefined && { host: docker.host }),
+        ...(docker?.tlsVerify !== undefined && { tlsVerify: docker.tlsVerify }),
+        ...(docker?.certPath !== undefined && { certPath: docker.certPath }),
+      },
+      // Copied in now, copied back when the session ends.
+      ...(docker?.workspace === "volume" ? { volume: { seed: cwd, pullOnClose: true } } : { workspace: cwd }),
     });
   } catch (err) {
     throw new ConfigError(`docker: ${errorMessage(err)}`);
@@ -117,4 +122,9 @@ export function describeSandbox(
   if (chosen === "auto")
     return "sandbox: danger-full-access (bubblewrap not found; install it to run the demo sandboxed)";
   return "sandbox: danger-full-access";
+}
+
+/** Where the session's turns run: the container's workspace for a Docker volume, else `cwd`. */
+export function turnCwd(environment: ExecEnvironment, cwd: string): string {
+  return environment instanceof DockerEnvironment && environment.hasVolume ? environment.workdir : cwd;
 }

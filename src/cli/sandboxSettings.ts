@@ -16,6 +16,12 @@ export interface DockerSettings {
   network?: boolean | string;
   /** `docker run --user`. */
   user?: string;
-  /** The engine, as a DOCKER_HOST value. */
+  /** The engine: a DOCKER_HOST value (`tcp://`, `ssh://`, `unix://`) or a Docker context name. */
   host?: string;
+  /** `bind` (default): the working directory bound into the container; `volume`: copied into the container, copied back at the end. */
+  workspace?: "bind" | "volume";
+  /** DOCKER_TLS_VERIFY for the engine. */
+  tlsVerify?: boolean;
+  /** DOCKER_CERT_PATH: the directory of ca.pem, cert.pem, key.pem. */
+  certPath?: string;
 }

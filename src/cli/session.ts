@@ -12,7 +12,7 @@ import type { ExecEnvironment } from "../protocol/index.js";
 import type { DynamicToolSpec } from "../registry/index.js";
 import { errorMessage } from "../util/index.js";
 import { loadPlugins } from "./plugins.js";
-import { sessionEnvironment, type SandboxFlags } from "./sandbox.js";
+import { sessionEnvironment, turnCwd, type SandboxFlags } from "./sandbox.js";
 
 export const EXIT_OK = 0;
 export const EXIT_FATAL = 1;
@@ -262,7 +262,7 @@ export async function openSession(
   // A rule or hook matcher naming no tool offered here looks enforced and is not: say so.
   for (const warning of policyToolWarnings(config.permissions, config.hooks, router.toolNames())) warn(warning);
   const turn = createTurnContext({
-    cwd,
+    cwd: turnCwd(environment, cwd),
     logger,
     environment,
     ...(config.runtime.truncation ? { truncationPolicy: config.runtime.truncation } : {}),

@@ -6,21 +6,46 @@ import {
   FunctionCallError,
   type EnvironmentPolicy,
   type ExecEnvironment,
+  type FileOps,
   type SpawnedProcess,
   type SpawnRequest,
 } from "../protocol/index.js";
 import { errorMessage } from "../util/index.js";
+import { pullFromContainer, seedContainer } from "./dockerArchive.js";
 import { DockerCli, LABEL, reapDeadHosts } from "./dockerCli.js";
+import { validateEngineOptions, type DockerEngineOptions } from "./dockerEngine.js";
+import { ContainerFiles } from "./dockerFiles.js";
+import { Lifeline } from "./dockerLifeline.js";
 import { dockerProcess, WRAPPER } from "./dockerExec.js";
 import { environmentFilter, validateEnvironmentPolicy } from "./envPolicy.js";
+import { localFileOps } from "./helper/ops.js";
 import { LocalEnvironment } from "./local.js";
 import { ptyArgv } from "./pty.js";
+
+/** A workspace that lives in the container (DESIGN section 16, "Remote engines"). */
+export interface DockerVolumeOptions {
+  /** Where, inside the container: an anonymous volume mounted there. Default `/workspace`. */
+  path?: string;
+  /** A host directory whose contents are copied in (archive API) when the container starts. */
+  seed?: string;
+  /** `close()` first copies the whole workspace back to `seed` (`pull()`). Default false. */
+  pullOnClose?: boolean;
+}
 
 export interface DockerEnvironmentOptions {
   /** The image every session's container runs (the user's; never built here). */
   image: string;
-  /** A host directory, bound into the container at the same path: commands and file tools share it. */
-  workspace: string;
+  /**
+   * A host directory, bound into the container at the same path: commands and file tools share
+   * it (the engine must run on this machine). Give this or `volume`.
+   */
+  workspace?: string;
+  /**
+   * The workspace in a volume of the container instead, nothing of the host mounted (any
+   * engine, remote ones included): file tools run in the container (its `node` runs the
+   * resident helper), `seed` copies a host directory in, `pull()` copies back.
+   */
+  volume?: DockerVolumeOptions;
   /**
    * Default false: `--network none`. True: the engine's default network; a string: that
    * network (`host`, a user-defined one).
@@ -34,11 +59,33 @@ export interface DockerEnvironmentOptions {
   env?: EnvironmentPolicy;
   /** `docker run --user`: e.g. "1000:1000", so files in the workspace belong to the host's user. */
   user?: string;
-  /** The engine: `host` is a DOCKER_HOST value (`unix:///...`, `tcp://...`, `ssh://...`); default the CLI's own. */
-  docker?: { host?: string };
+  /** The engine (an address or a context name) and its TLS material; default the CLI's own. */
+  docker?: DockerEngineOptions;
 }
 
-const OPTION_KEYS = ["image", "workspace", "network", "env", "user", "docker"];
+const OPTION_KEYS = ["image", "workspace", "volume", "network", "env", "user", "docker"];
+const VOLUME_KEYS = ["path", "seed", "pullOnClose"];
+const DEFAULT_VOLUME_PATH = "/workspace";
+
+function validateVolume(value: unknown): DockerVolumeOptions {
+  if (typeof value !== "object" || value === null || Array.isArray(value))
+    throw new TypeError("volume must be an object");
+  const v = value as Record<string, unknown>;
+  for (const key of Object.keys(v))
+    if (!VOLUME_KEYS.includes(key)) throw new TypeError(`volume.${key} is not a known option`);
+  const p = v["path"];
+  // `--mount dst=PATH` splits on ",".
+  if (p !== undefined && (typeof p !== "string" || !path.posix.isAbsolute(p) || /[,\s\p{Cc}]/u.test(p)))
+    throw new TypeError("volume.path must be an absolute path without commas or spaces");
+  if (p !== undefined && path.posix.normalize(p) === "/") throw new TypeError("volume.path must not be /");
+  if (v["seed"] !== undefined && (typeof v["seed"] !== "string" || v["seed"] === ""))
+    throw new TypeError("volume.seed must be a host directory");
+  if (v["pullOnClose"] !== undefined && typeof v["pullOnClose"] !== "boolean")
+    throw new TypeError("volume.pullOnClose must be a boolean");
+  if (v["pullOnClose"] === true && v["seed"] === undefined)
+    throw new TypeError("volume.pullOnClose needs volume.seed: where the workspace is copied back");
+  return v;
+}
 
 /** Throws a TypeError naming the first option that is not what the environment expects. */
 function validate(opts: unknown): DockerEnvironmentOptions {
@@ -48,24 +95,21 @@ function validate(opts: unknown): DockerEnvironmentOptions {
   for (const key of Object.keys(o)) if (!OPTION_KEYS.includes(key)) throw new TypeError(`${key} is not a known option`);
   if (typeof o["image"] !== "string" || o["image"] === "" || o["image"].startsWith("-"))
     throw new TypeError("image must be an image name");
-  if (typeof o["workspace"] !== "string" || o["workspace"] === "") throw new TypeError("workspace must be a directory");
+  if ((o["workspace"] === undefined) === (o["volume"] === undefined))
+    throw new TypeError(
+      "give workspace (a host directory, bound) or volume (the workspace in the container), not both",
+    );
+  if (o["volume"] !== undefined) validateVolume(o["volume"]);
+  else if (typeof o["workspace"] !== "string" || o["workspace"] === "")
+    throw new TypeError("workspace must be a directory");
   // `-v SOURCE:TARGET` splits on ":".
-  if (o["workspace"].includes(":")) throw new TypeError(`workspace must not contain ":": ${o["workspace"]}`);
+  else if (o["workspace"].includes(":")) throw new TypeError(`workspace must not contain ":": ${o["workspace"]}`);
   const network = o["network"];
   if (network !== undefined && typeof network !== "boolean" && (typeof network !== "string" || network === ""))
     throw new TypeError("network must be a boolean or a network name");
   if (o["user"] !== undefined && (typeof o["user"] !== "string" || o["user"] === ""))
     throw new TypeError("user must be a non-empty string");
-  const docker = o["docker"];
-  if (docker !== undefined) {
-    if (typeof docker !== "object" || docker === null || Array.isArray(docker))
-      throw new TypeError("docker must be an object");
-    for (const key of Object.keys(docker))
-      if (key !== "host") throw new TypeError(`docker.${key} is not a known option`);
-    const host = (docker as Record<string, unknown>)["host"];
-    if (host !== undefined && (typeof host !== "string" || host === ""))
-      throw new TypeError("docker.host must be a non-empty string");
-  }
+  if (o["docker"] !== undefined) validateEngineOptions(o["docker"]);
   return o as unknown as DockerEnvironmentOptions;
 }
 
@@ -73,9 +117,12 @@ const isWithin = (root: string, p: string): boolean => p === root || p.startsWit
 
 /**
  * Commands in a container of their own (DESIGN section 16): one container per environment,
- * started with the first command, the workspace bound at the same path; every command (shell
- * tools, exec sessions, hooks, ripgrep) runs in it with `docker exec`. Files stay on the bound
- * workspace, so the file tools work unchanged and may write and read the workspace only.
+ * started with the first command (or the first file operation); every command (shell tools,
+ * exec sessions, hooks, ripgrep) runs in it with `docker exec`. With `workspace`, the host
+ * directory is bound at the same path, so the file tools work on the host and may write and read
+ * the workspace only. With `volume`, the workspace lives in the container: the file tools run
+ * there through the resident helper (paths resolved by the container's kernel; reads anywhere in
+ * the container, writes in the workspace), and `pull()` copies files back.
  */
 export class DockerEnvironment implements ExecEnvironment {
   readonly kind = "docker";
@@ -91,12 +138,22 @@ export class DockerEnvironment implements ExecEnvironment {
   private removeAtExit: (() => void) | undefined;
   /** The watchdog's `docker rm -f` for a SIGKILLed host (security review R5). */
   private removeAtDeath: (() => void) | undefined;
-  private readonly hostChecks: LocalEnvironment;
+  private readonly hostChecks: LocalEnvironment | undefined;
+  /** The volume mode's file tools, in the container. */
+  private readonly inContainer: ContainerFiles | undefined;
+  private lifeline: Lifeline | undefined;
+  /** The directory `seed()` copied in last: where `pull()` copies back by default. */
+  private seededFrom: string | undefined;
+  private markClosed: () => void = () => undefined;
+  /** Resolves once `close()` is done (a pool counts it free then). */
+  readonly whenClosed = new Promise<void>((resolve) => (this.markClosed = resolve));
+  /** The file tools' operations: the host's on a bound workspace, the container's on a volume. */
+  readonly files: FileOps;
 
   constructor(
     private readonly cli: DockerCli,
     private readonly opts: DockerEnvironmentOptions,
-    /** The workspace as given (resolved), where the container sees it. */
+    /** The workspace as given (resolved; the volume's path), where the container sees it. */
     private readonly workspace: string,
     private readonly realWorkspace: string,
     private readonly environment: (base: NodeJS.ProcessEnv) => Record<string, string>,
@@ -107,8 +164,25 @@ export class DockerEnvironment implements ExecEnvironment {
       networkAccess: opts.network !== undefined && opts.network !== false,
       readableRoots: [realWorkspace],
     };
-    // The file tools' checks are the local ones, with the workspace as the only root.
-    this.hostChecks = new LocalEnvironment(workspace, this.sandbox, [realWorkspace], [realWorkspace], environment);
+    if (opts.volume !== undefined) {
+      this.inContainer = new ContainerFiles(cli, this.container, () => this.ensureStarted(), workspace);
+      this.files = this.inContainer.files;
+      this.sandbox = { ...this.sandbox, readableRoots: ["/"] };
+    } else {
+      this.files = localFileOps;
+      // The file tools' checks are the local ones, with the workspace as the only root.
+      this.hostChecks = new LocalEnvironment(workspace, this.sandbox, [realWorkspace], [realWorkspace], environment);
+    }
+  }
+
+  /** Does the workspace live in the container (`volume`)? */
+  get hasVolume(): boolean {
+    return this.opts.volume !== undefined;
+  }
+
+  /** Where the workspace is inside the container (the turn's cwd). */
+  get workdir(): string {
+    return this.workspace;
   }
 
   /** Starts the container once; a failed start is retried by the next command. */
@@ -141,11 +215,71 @@ export class DockerEnvironment implements ExecEnvironment {
       ...["--label", `${LABEL.boot}=${me.boot}`, "--label", `${LABEL.start}=${me.start}`],
       ...(network === true ? [] : ["--network", network === undefined || network === false ? "none" : network]),
       ...(this.opts.user !== undefined ? ["--user", this.opts.user] : []),
-      ...["--volume", `${this.workspace}:${this.workspace}`, "--workdir", this.workspace],
+      ...(this.opts.volume !== undefined
+        ? ["--mount", `type=volume,dst=${this.workspace}`]
+        : ["--volume", `${this.workspace}:${this.workspace}`]),
+      ...["--workdir", this.workspace],
       ...["--entrypoint", "sh", this.opts.image],
       // Keeps the container up with the shell alone: stdin stays open while nobody writes to it.
       ...["-c", "read _ || while :; do sleep 3600; done"],
     ]);
+    if (this.opts.volume === undefined) return;
+    this.lifeline = await Lifeline.attach(this.cli, this.container);
+    const seed = this.opts.volume.seed;
+    if (seed !== undefined) await seedContainer(this.cli, this.container, path.resolve(seed), this.workspace);
+  }
+
+  /** Starts the container now rather than with the first command (a pool's warm containers). */
+  prepare(): Promise<void> {
+    if (this.closed) return Promise.reject(new Error("the Docker environment is closed"));
+    return this.ensureStarted();
+  }
+
+  /**
+   * Copies the host directory `from` into the volume workspace (archive API), over what is
+   * there; later `pull()`s default to it. Only for a `volume` workspace.
+   */
+  async seed(from: string): Promise<void> {
+    const volume = this.opts.volume;
+    if (volume === undefined) throw new Error("seed() is for a volume workspace; a bound one is the host's directory");
+    if (this.closed) throw new Error("the Docker environment is closed");
+    await this.ensureStarted();
+    await seedContainer(this.cli, this.container, path.resolve(from), this.workspace);
+    this.seededFrom = from;
+  }
+
+  /**
+   * Copies `paths` (relative to the workspace, or absolute inside it; default the whole
+   * workspace) from the container to the same places under the host directory `dest` (default
+   * the volume's seed): the archive API, unpacked as hostile input (only files, directories and
+   * symlinks; nothing followed on the host). Resolves with the host paths of the files written.
+   * Only for a `volume` workspace.
+   */
+  async pull(paths: readonly string[] = ["."], dest?: string): Promise<string[]> {
+    if (this.opts.volume === undefined)
+      throw new Error("pull() is for a volume workspace; a bound one is on the host already");
+    if (this.closed) throw new Error("the Docker environment is closed");
+    return this.copyBack(paths, dest);
+  }
+
+  private async copyBack(paths: readonly string[], dest?: string): Promise<string[]> {
+    const into = dest ?? this.seededFrom ?? this.opts.volume?.seed;
+    if (into === undefined) throw new TypeError("pull() needs a destination directory: the volume has no seed");
+    const st = await stat(into).catch(() => undefined);
+    if (!st?.isDirectory()) throw new TypeError(`the destination is not a directory: ${into}`);
+    const sources = paths.map((p) => {
+      const abs = path.posix.resolve(this.workspace, p);
+      if (!isWithin(this.workspace, abs))
+        throw new TypeError(`${p} is outside the container's workspace ${this.workspace}`);
+      return abs;
+    });
+    await this.ensureStarted();
+    const written: string[] = [];
+    for (const source of sources) {
+      const result = await pullFromContainer(this.cli, this.container, this.workspace, source, path.resolve(into));
+      written.push(...result.files);
+    }
+    return written;
   }
 
   async spawn(req: SpawnRequest): Promise<SpawnedProcess> {
@@ -190,7 +324,7 @@ export class DockerEnvironment implements ExecEnvironment {
     const [file = this.cli.binary, ...args] = tty ? await ptyArgv(argv, clientEnv) : argv;
     try {
       const started = await spawnGroup(file, args, {
-        cwd: this.workspace,
+        cwd: this.opts.volume === undefined ? this.workspace : "/",
         env: clientEnv,
         stdio: [stdin, "pipe", "pipe"],
         // A signal would end the CLI (exit 0 on SIGINT) and leave the command running inside:
@@ -204,11 +338,13 @@ export class DockerEnvironment implements ExecEnvironment {
   }
 
   checkWrite(paths: readonly string[], opts?: { cwd?: string }): Promise<void> {
-    return this.hostChecks.checkWrite(paths, opts);
+    if (this.inContainer !== undefined) return this.inContainer.checkWrite(paths, opts?.cwd ?? this.workspace);
+    return (this.hostChecks as LocalEnvironment).checkWrite(paths, opts);
   }
 
   checkRead(p: string, opts?: { cwd?: string }): Promise<void> {
-    return this.hostChecks.checkRead(p, opts);
+    if (this.inContainer !== undefined) return this.inContainer.checkRead(p, opts?.cwd ?? this.workspace);
+    return (this.hostChecks as LocalEnvironment).checkRead(p, opts);
   }
 
   /** Removes the container (its commands die with it); later commands are refused. */
@@ -217,20 +353,40 @@ export class DockerEnvironment implements ExecEnvironment {
     this.closed = true;
     await this.started?.catch(() => undefined);
     // Never asked to start: there is nothing to remove.
-    if (this.removeAtExit === undefined) return;
+    if (this.removeAtExit === undefined) {
+      this.markClosed();
+      return;
+    }
+    // A container that started: its workspace comes back before it goes (which it does anyway).
+    const started = await this.started?.then(
+      () => true,
+      () => false,
+    );
+    const copied =
+      this.opts.volume?.pullOnClose === true && started === true
+        ? await this.copyBack(["."]).then(
+            () => undefined,
+            (err: unknown) => err,
+          )
+        : undefined;
     try {
+      await this.inContainer?.close();
       await this.cli.run(["rm", "--force", this.container]);
     } catch (err) {
       // A start that failed left none (older CLIs say so with an error).
       if (!/No such container/i.test(errorMessage(err))) throw err;
     } finally {
+      // Only now: its end would stop the container.
+      await this.lifeline?.release();
       this.removeAtExit();
       this.removeAtDeath?.();
+      this.markClosed();
     }
+    if (copied !== undefined) throw new Error(`the workspace was not copied back: ${errorMessage(copied)}`);
   }
 }
 
-/** The sweep under way per engine (DOCKER_HOST value; "" for the default). */
+/** The sweep under way per engine (its DOCKER_HOST and DOCKER_CONTEXT). */
 const reaping = new Map<string, Promise<unknown>>();
 
 /**
@@ -241,12 +397,22 @@ const reaping = new Map<string, Promise<unknown>>();
  */
 export async function createDockerEnvironment(options: DockerEnvironmentOptions): Promise<DockerEnvironment> {
   const opts = validate(options);
-  const workspace = path.resolve(opts.workspace);
-  const st = await stat(workspace).catch(() => undefined);
-  if (!st?.isDirectory()) throw new TypeError(`workspace is not a directory: ${workspace}`);
   const filter = environmentFilter(validateEnvironmentPolicy(opts.env ?? { inherit: "none" }));
-  const cli = await DockerCli.find(opts.docker?.host);
-  const engine = opts.docker?.host ?? "";
+  let workspace: string;
+  let realWorkspace: string;
+  if (opts.volume !== undefined) {
+    workspace = realWorkspace = path.posix.normalize(opts.volume.path ?? DEFAULT_VOLUME_PATH).replace(/(.)\/$/, "$1");
+    const seed = opts.volume.seed;
+    if (seed !== undefined && !(await stat(seed).catch(() => undefined))?.isDirectory())
+      throw new TypeError(`volume.seed is not a directory: ${path.resolve(seed)}`);
+  } else {
+    workspace = path.resolve(opts.workspace ?? "");
+    const st = await stat(workspace).catch(() => undefined);
+    if (!st?.isDirectory()) throw new TypeError(`workspace is not a directory: ${workspace}`);
+    realWorkspace = await realpath(workspace);
+  }
+  const cli = await DockerCli.find(opts.docker);
+  const engine = JSON.stringify([cli.env["DOCKER_HOST"], cli.env["DOCKER_CONTEXT"]]);
   let sweep = reaping.get(engine);
   if (sweep === undefined) {
     sweep = reapDeadHosts(cli).finally(() => reaping.delete(engine));
@@ -255,5 +421,5 @@ export async function createDockerEnvironment(options: DockerEnvironmentOptions)
   await sweep.catch((err: unknown) => {
     throw new Error(`Docker Engine unavailable: ${errorMessage(err)}`);
   });
-  return new DockerEnvironment(cli, opts, workspace, await realpath(workspace), filter);
+  return new DockerEnvironment(cli, opts, workspace, realWorkspace, filter);
 }

@@ -1,4 +1,5 @@
 import { findExecutable, identityDead, runProgram, spawnDetached, type ProcessIdentity } from "../process/index.js";
+import { engineVariables, type DockerEngineOptions } from "./dockerEngine.js";
 
 /** Labels every container of ours carries (DESIGN section 16). */
 export const LABEL = {
@@ -14,7 +15,7 @@ const shellQuote = (word: string): string => `'${word.replaceAll("'", `'\\''`)}'
 /** Long enough for a `docker run` that pulls its image; a hung engine still gets an answer. */
 const DOCKER_TIMEOUT_MS = 120_000;
 
-/** The `docker` CLI on this host, talking to one engine (the default, or `host`: DOCKER_HOST). */
+/** The `docker` CLI on this host, talking to one engine (the default, or the one `engine` names). */
 export class DockerCli {
   private constructor(
     readonly binary: string,
@@ -22,16 +23,15 @@ export class DockerCli {
     readonly env: Readonly<Record<string, string>>,
   ) {}
 
-  /** Rejects with an Error naming what is missing when the CLI is not on PATH. */
-  static async find(host: string | undefined): Promise<DockerCli> {
+  /** Rejects with an Error naming what is missing: the CLI not on PATH, a TLS file. */
+  static async find(engine: DockerEngineOptions = {}): Promise<DockerCli> {
     const binary = await findExecutable("docker", process.env["PATH"]);
     if (binary === null) throw new Error("the docker CLI is not on PATH (install docker.io or docker-ce-cli)");
     const env: Record<string, string> = {};
     for (const [name, value] of Object.entries(process.env)) {
       if (value !== undefined && (name === "PATH" || name === "HOME" || name.startsWith("DOCKER_"))) env[name] = value;
     }
-    if (host !== undefined) env["DOCKER_HOST"] = host;
-    return new DockerCli(binary, env);
+    return new DockerCli(binary, engineVariables(engine, env));
   }
 
   /** Would the CLI read this variable itself? Then a command's value of it must not reach the CLI's environment. */
@@ -39,12 +39,16 @@ export class DockerCli {
     return name in this.env || name === "SHELL" || name.startsWith("DOCKER_");
   }
 
-  /** Runs `docker ARGS`; resolves with its stdout, rejects with an Error carrying its stderr. */
+  /**
+   * Runs `docker ARGS`; resolves with its stdout, rejects with an Error carrying its stderr and
+   * `exitCode` (null after the timeout).
+   */
   async run(args: readonly string[]): Promise<string> {
     const result = await runProgram(this.binary, args, { env: this.env, timeoutMs: DOCKER_TIMEOUT_MS });
     if (result.code === 0) return result.stdout;
     const why = result.timedOut ? `timed out after ${DOCKER_TIMEOUT_MS / 1000}s` : result.stderr.trim();
-    throw new Error(`docker ${args[0] ?? ""} failed: ${why || `exit code ${String(result.code)}`}`);
+    const err = new Error(`docker ${args[0] ?? ""} failed: ${why || `exit code ${String(result.code)}`}`);
+    throw Object.assign(err, { exitCode: result.code });
   }
 
   /** `docker rm -f` that outlives this process: for the host's exit. */

@@ -24,7 +24,8 @@ import { errorMessage } from "../util/index.js";
 import { realpath, stat } from "node:fs/promises";
 import path from "node:path";
 import { Readable, type Writable } from "node:stream";
-import { bwrapArgs, sandboxSeccomp, SECCOMP_FD, unconfinedBwrapArgs } from "./bwrap.js";
+import { bwrapArgs, sandboxSeccomp, unconfinedBwrapArgs } from "./bwrap.js";
+import { BWRAP_ATTEMPTS, mountVanished, startInBwrap } from "./bwrapStart.js";
 import type { NetworkAllowlist } from "./netAllowlist.js";
 import { HelperClient } from "./helper/client.js";
 import { localFileOps } from "./helper/ops.js";
@@ -41,13 +42,6 @@ const findBwrap = cachedLookup("bwrap");
 const STANDBY_DELAY_MS = 50;
 
 /** Writes the seccomp program to bubblewrap's SECCOMP_FD, which it reads to the end before it runs anything. */
-function sendSeccomp(started: GroupChild, program: Buffer): void {
-  const pipe = started.child.stdio[SECCOMP_FD] as Writable | null | undefined;
-  // A bubblewrap that failed before reading it closes the pipe: its own exit reports why.
-  pipe?.on("error", () => undefined);
-  pipe?.end(program);
-}
-
 const namespaceProbes = new Map<string, Promise<boolean>>();
 
 /**
@@ -58,13 +52,17 @@ const namespaceProbes = new Map<string, Promise<boolean>>();
 function pidNamespaceWorks(bwrap: string): Promise<boolean> {
   let probe = namespaceProbes.get(bwrap);
   if (probe === undefined) {
-    probe = runProgram(bwrap, [...unconfinedBwrapArgs("/"), "--", "true"], {
-      env: { PATH: process.env["PATH"] ?? "" },
-      timeoutMs: 30_000,
-    }).then(
-      (r) => r.code === 0,
-      () => false,
-    );
+    probe = (async () => {
+      for (let attempt = 0; attempt < BWRAP_ATTEMPTS; attempt++) {
+        const r = await runProgram(bwrap, [...unconfinedBwrapArgs("/"), "--", "true"], {
+          env: { PATH: process.env["PATH"] ?? "" },
+          timeoutMs: 30_000,
+        });
+        // A host mount that vanished while it set up says nothing of namespaces: ask again.
+        if (r.code === 0 || !mountVanished(r.stderr)) return r.code === 0;
+      }
+      return false;
+    })().catch(() => false);
     namespaceProbes.set(bwrap, probe);
   }
   return probe;
@@ -153,15 +151,13 @@ export class LocalEnvironment implements ExecEnvironment {
         ? this.sandbox
         : { ...this.sandbox, readableRoots: [...readable, path.dirname(node), path.dirname(script)] };
     // Its own group; bubblewrap's --die-with-parent and PID namespace end it with the host.
-    const started = await spawnGroup(bwrap, [...bwrapArgs(sandbox, this.writable, this.cwd), "--", node, script], {
+    return startInBwrap(() => [bwrap, ...bwrapArgs(sandbox, this.writable, this.cwd)], [node, script], {
       cwd: this.cwd,
       env: { PATH: "/usr/bin:/bin" },
-      stdio: ["pipe", "pipe", "pipe", "pipe"],
+      stdin: "pipe",
+      seccomp: sandboxSeccomp(this.sandbox),
       forwardHostSignals: false,
-      diesWithHost: true,
     });
-    sendSeccomp(started, sandboxSeccomp(this.sandbox));
-    return started;
   }
 
   allowDomains(hosts: readonly string[]): void {
@@ -237,6 +233,8 @@ export class LocalEnvironment implements ExecEnvironment {
     const program = req.argv[0] ?? "";
     // bubblewrap and its arguments (before `--`), and what runs inside before the command.
     let launcher: readonly string[] | undefined;
+    /** Makes `launcher` again (the host's tree may have changed when bubblewrap starts again). */
+    let launch: (() => readonly string[]) | undefined;
     let wrapper: readonly string[] = [];
     let seccomp: Buffer | undefined;
     const sandboxed = req.sandboxed !== false && this.kind === "bubblewrap";
@@ -250,12 +248,16 @@ export class LocalEnvironment implements ExecEnvironment {
       const route = await this.network?.route(this.readable !== undefined).catch((err: unknown) => {
         throw FunctionCallError.respondToModel(`network proxy unavailable: ${errorMessage(err)}`);
       });
-      launcher = [bwrap, ...bwrapArgs(this.sandbox, this.writable, req.cwd, route?.mounts)];
+      const sandbox = this.sandbox;
+      const writable = this.writable;
+      launch = () => [bwrap, ...bwrapArgs(sandbox, writable, req.cwd, route?.mounts)];
+      launcher = launch();
       wrapper = route?.wrapper ?? [];
       // The host's temporary directory is not there: the sandbox's own /tmp is.
       for (const name of ["TMPDIR", "TMP", "TEMP"]) if (name === "TMPDIR" || name in env) env[name] = "/tmp";
     } else if (this.pidNamespace && bwrap && (await pidNamespaceWorks(bwrap))) {
-      launcher = [bwrap, ...unconfinedBwrapArgs(req.cwd)];
+      launch = () => [bwrap, ...unconfinedBwrapArgs(req.cwd)];
+      launcher = launch();
     }
     const problem = await programProblem(program, req.cwd, env["PATH"]);
     if (problem !== undefined) throw FunctionCallError.respondToModel(problem);
@@ -271,25 +273,25 @@ export class LocalEnvironment implements ExecEnvironment {
         : undefined;
     if (launcher !== undefined && key !== undefined) {
       const standby = this.takeStandby(key);
-      if (standby !== undefined) {
+      // Set up by now, or in a moment (no later than a fresh one would be); one whose set-up
+      // failed gives way to a fresh bubblewrap, which starts again where a host mount vanished.
+      if (standby !== undefined && (await standby.claim())) {
         const stdin = req.stdin ?? "ignore";
         const started = standby.run(command, env, stdin);
         const proc = spawned(started, false, stdin === "pipe" ? started.child.stdin : null);
         return this.withStandbyNext(proc, key, launcher, req.cwd, seccomp);
       }
+      void standby?.discard();
     }
-    const prefix = launcher === undefined ? [] : [...launcher, "--"];
-    const [file = program, ...args] = [...prefix, ...command];
+    const [file = program, ...args] = command;
+    const stdin = req.stdin ?? "ignore";
     try {
-      const started = await spawnGroup(file, args, {
-        cwd: req.cwd,
-        env,
-        stdio: [req.stdin ?? "ignore", "pipe", "pipe", ...(seccomp ? ["pipe" as const] : [])],
-        // bubblewrap's --die-with-parent and PID namespace end it with the host.
-        diesWithHost: prefix.length > 0,
-      });
-      if (seccomp) sendSeccomp(started, seccomp);
-      const proc = spawned(started, req.tty === true, started.child.stdin, prefix.length > 0);
+      // In bubblewrap: its --die-with-parent and PID namespace end it with the host.
+      const started =
+        launch === undefined
+          ? await spawnGroup(file, args, { cwd: req.cwd, env, stdio: [stdin, "pipe", "pipe"] })
+          : await startInBwrap(launch, command, { cwd: req.cwd, env, stdin, ...(seccomp && { seccomp }) });
+      const proc = spawned(started, req.tty === true, started.child.stdin, launcher !== undefined);
       return launcher !== undefined && key !== undefined
         ? this.withStandbyNext(proc, key, launcher, req.cwd, seccomp)
         : proc;

@@ -1,6 +1,23 @@
 import { lstat, readlink, realpath } from "node:fs/promises";
 import path from "node:path";
 
+/**
+ * The three questions path resolution asks of a file system: the host's own by default, a
+ * container's (its resident helper) for a workspace that lives there. Failures carry the
+ * system's `code`.
+ */
+export interface PathLookup {
+  isSymlink(p: string): Promise<boolean>;
+  realpath(p: string): Promise<string>;
+  readlink(p: string): Promise<string>;
+}
+
+const hostLookup: PathLookup = {
+  isSymlink: async (p) => (await lstat(p)).isSymbolicLink(),
+  realpath: (p) => realpath(p),
+  readlink: (p) => readlink(p),
+};
+
 /** Symlinks followed before a path counts as a loop (as Linux's ELOOP). */
 const MAX_LINKS = 40;
 
@@ -20,21 +37,21 @@ export function rootOf(roots: readonly string[], p: string): string | undefined 
  * existing ancestor resolved and the rest appended. So neither `..` nor a symlink can leave a
  * root unnoticed. Rejects only on a symlink loop.
  */
-async function realTarget(abs: string): Promise<string> {
+async function realTarget(abs: string, fsys: PathLookup = hostLookup): Promise<string> {
   let current = path.resolve(abs);
   for (let links = 0; links <= MAX_LINKS; links++) {
     const rest: string[] = [];
     let existing = current;
     for (;;) {
       try {
-        const st = await lstat(existing);
+        const link = await fsys.isSymlink(existing);
         let real: string;
         try {
-          real = await realpath(existing);
+          real = await fsys.realpath(existing);
         } catch (err) {
           // A dangling link: a write through it lands where it points, so follow it by hand.
-          if (!st.isSymbolicLink()) throw err;
-          current = path.join(path.resolve(path.dirname(existing), await readlink(existing)), ...rest.reverse());
+          if (!link) throw err;
+          current = path.join(path.resolve(path.dirname(existing), await fsys.readlink(existing)), ...rest.reverse());
           break;
         }
         return rest.length === 0 ? real : path.join(real, ...rest.reverse());
@@ -58,14 +75,14 @@ async function realTarget(abs: string): Promise<string> {
  * it (`link/..` is the parent of the link's target). A write can take either route, so both
  * must stay inside a root.
  */
-export async function realTargets(base: string, p: string): Promise<string[]> {
-  const lexical = await realTarget(path.resolve(base, p));
+export async function realTargets(base: string, p: string, fsys: PathLookup = hostLookup): Promise<string[]> {
+  const lexical = await realTarget(path.resolve(base, p), fsys);
   if (!p.split(path.sep).includes("..")) return [lexical];
   const raw = path.isAbsolute(p) ? p : `${path.resolve(base)}${path.sep}${p}`;
   let real = path.parse(raw).root;
   for (const seg of raw.split(path.sep)) {
     if (seg === "" || seg === ".") continue;
-    real = seg === ".." ? path.dirname(real) : await realTarget(path.join(real, seg));
+    real = seg === ".." ? path.dirname(real) : await realTarget(path.join(real, seg), fsys);
   }
   return [lexical, real];
 }

@@ -2,9 +2,10 @@ import { randomUUID } from "node:crypto";
 import { closeSync, existsSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import type { Writable } from "node:stream";
+import type { Readable, Writable } from "node:stream";
 import { releaseGroup, spawnGroup, trackProcessGroup, type GroupChild } from "../process/index.js";
 import { SECCOMP_FD } from "./bwrap.js";
+import { reported } from "./bwrapStart.js";
 
 /** The pipe whose end tells the stub its command is there (the spawn's fifth stdio entry, after SECCOMP_FD). */
 const READY_FD = SECCOMP_FD + 1;
@@ -17,14 +18,14 @@ const REQUEST_FD = READY_FD + 1;
 const SHELL = "/bin/bash";
 const ENV = "/usr/bin/env";
 /**
- * Waits for READY_FD's end, reads "stdin mode, count, count × NAME=VALUE, argv" (each ended by
+ * Reports on READY_FD that bubblewrap's set-up is done, waits for its end, reads "stdin mode, count, count × NAME=VALUE, argv" (each ended by
  * a NUL) from REQUEST_FD, closes both (the command inherits no descriptor of ours) and becomes
  * the command: stdin /dev/null unless "pipe" (as a fresh spawn's "ignore"), `env -i` leaving it
  * only the given variables (bash adds its own otherwise), `--` keeping an argv[0] that starts
  * with `-` a program. No command (the standby discarded) ends it quietly.
  */
 const STUB =
-  `read -r <&${READY_FD}; mapfile -d '' -t r <&${REQUEST_FD} || exit; exec ${READY_FD}<&- ${REQUEST_FD}<&-; ` +
+  `printf . >&${READY_FD}; read -r <&${READY_FD}; mapfile -d '' -t r <&${REQUEST_FD} || exit; exec ${READY_FD}<&- ${REQUEST_FD}<&-; ` +
   `((\${#r[@]} > 2)) || exit 0; [[ \${r[0]} == pipe ]] || exec </dev/null; ` +
   `n=\${r[1]}; exec ${ENV} -i -- "\${r[@]:2:n}" "\${r[@]:n+2}"`;
 
@@ -65,6 +66,11 @@ export function directoryIdentities(dirs: readonly string[]): string[] {
  */
 export class Standby {
   private exited = false;
+  /**
+   * True once bubblewrap's set-up is done and the stub waits; false when it failed (a host mount
+   * that vanished meanwhile, bwrapStart.ts): the command then starts on its own.
+   */
+  readonly ready: Promise<boolean>;
 
   private constructor(
     readonly key: string,
@@ -73,6 +79,7 @@ export class Standby {
     private request: number | undefined,
   ) {
     void started.exited.then(() => (this.exited = true));
+    this.ready = reported(started.child.stdio[READY_FD] as Readable | null);
   }
 
   /** `launcher`: bubblewrap and its arguments (before `--`); `seccomp`: the program for SECCOMP_FD, if any. */
@@ -126,6 +133,12 @@ export class Standby {
     // "pid (comm) state ...": comm may hold anything, the state follows its last parenthesis.
     const state = stat.charAt(stat.lastIndexOf(")") + 2);
     return state !== "Z" && state !== "X";
+  }
+
+  /** Resolves with `ready`, the host kept alive meanwhile (a command waits on it). */
+  claim(): Promise<boolean> {
+    holdsHost(this.started, true);
+    return this.ready;
   }
 
   /**

@@ -282,13 +282,29 @@ describe("[docker] in the config", () => {
     });
   });
 
+  it("reads a remote engine's settings: a volume workspace, tls_verify and cert_path", async () => {
+    await withTempDir(async (dir) => {
+      const config = await loadConfigText(
+        dir,
+        "toolcall.toml",
+        '[docker]\nhost = "remote-ctx"\nworkspace = "volume"\ntls_verify = true\ncert_path = "/etc/certs"\n',
+      );
+      expect(config.docker).toEqual({
+        host: "remote-ctx",
+        workspace: "volume",
+        tlsVerify: true,
+        certPath: "/etc/certs",
+      });
+    });
+  });
+
   rejectsEachConfig([
     ["[docker] not a table", "toolcall.toml", 'docker = "img"\n', /toolcall\.toml: docker: expected table, got string/],
     [
       "unknown [docker] key",
       "toolcall.toml",
       '[docker]\nimages = "a"\n',
-      /toolcall\.toml: unknown key docker\.images \(known keys: image, network, user, host\)/,
+      /toolcall\.toml: unknown key docker\.images \(known keys: image, network, user, host, workspace, tls_verify, cert_path\)/,
     ],
     [
       "[docker] network a number",
@@ -297,6 +313,8 @@ describe("[docker] in the config", () => {
       /toolcall\.toml: docker\.network: expected boolean or a non-empty string, got number/,
     ],
     ["[docker] image empty", "toolcall.toml", '[docker]\nimage = ""\n', /docker\.image: expected a non-empty string/],
+    ["[docker] workspace unknown", "toolcall.toml", '[docker]\nworkspace = "nfs"\n', /docker\.workspace/],
+    ["[docker] tls_verify a string", "toolcall.toml", '[docker]\ntls_verify = "yes"\n', /docker\.tls_verify/],
   ]);
 
   it("--sandbox and an image are refused together: the container is the boundary", async () => {

@@ -12,12 +12,14 @@ import { setTimeout as delay } from "node:timers/promises";
 
 const PROGRAMS = ["sh", "bash", "sleep", "cat", "ls", "env", "hostname", "mkdir", "rm", "true", "wc", "head"];
 
-function docker(args: string[], input?: Buffer): string {
+/** `docker ARGS` (on the engine `env` names: DOCKER_HOST and its TLS variables; default the local one). */
+function docker(args: string[], input?: Buffer, env?: Record<string, string>): string {
   return execFileSync("docker", args, {
     encoding: "utf8",
     stdio: [input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
-    timeout: 60_000,
+    timeout: 120_000,
     ...(input !== undefined && { input }),
+    ...(env !== undefined && { env: { ...process.env, ...env } }),
   });
 }
 
@@ -73,8 +75,11 @@ export function dockerProblem(): Promise<string | undefined> {
   return problem;
 }
 
-/** Builds a ~5 MB image from the host's own programs and their libraries; returns its name. */
-export function buildTestImage(): string {
+/**
+ * Builds a ~5 MB image from the host's own programs and their libraries (plus `extra` ones,
+ * e.g. node, rg), on the engine `env` names; returns its name.
+ */
+export function buildTestImage(opts: { extra?: string[]; env?: Record<string, string> } = {}): string {
   const name = `toolcall-test:${process.pid}-${Date.now()}`;
   const root = mkdtempSync(path.join(os.tmpdir(), "toolcall-rootfs-"));
   try {
@@ -82,7 +87,7 @@ export function buildTestImage(): string {
       mkdirSync(path.join(root, dir), { recursive: true });
     chmodSync(path.join(root, "tmp"), 0o1777);
     symlinkSync("usr/bin", path.join(root, "bin"));
-    const binaries = PROGRAMS.flatMap((p) => {
+    const binaries = [...PROGRAMS, ...(opts.extra ?? [])].flatMap((p) => {
       const found = which(p);
       return found !== undefined && found.startsWith("/") ? [found] : [];
     });
@@ -97,7 +102,7 @@ export function buildTestImage(): string {
       copyFileSync(lib, path.join(root, lib));
     }
     const tar = execFileSync("tar", ["-C", root, "-c", "."], { maxBuffer: 256 * 1024 * 1024 });
-    docker(["import", "-", name], tar);
+    docker(["import", "-", name], tar, opts.env);
     return name;
   } finally {
     rmSync(root, { recursive: true, force: true });
@@ -105,17 +110,17 @@ export function buildTestImage(): string {
 }
 
 /** Removes every container left of `image` (a test that failed half-way), then the image. */
-export function removeTestImage(image: string): void {
-  const leftovers = docker(["ps", "-aq", "--filter", `ancestor=${image}`])
+export function removeTestImage(image: string, env?: Record<string, string>): void {
+  const leftovers = docker(["ps", "-aq", "--filter", `ancestor=${image}`], undefined, env)
     .split("\n")
     .filter(Boolean);
-  if (leftovers.length > 0) docker(["rm", "-f", ...leftovers]);
-  docker(["rmi", "-f", image]);
+  if (leftovers.length > 0) docker(["rm", "-f", ...leftovers], undefined, env);
+  docker(["rmi", "-f", image], undefined, env);
 }
 
 /** The running containers of one environment (by its session label). */
-export function containersOf(session: string): string[] {
-  return docker(["ps", "-q", "--filter", `label=toolcall.session=${session}`])
+export function containersOf(session: string, env?: Record<string, string>): string[] {
+  return docker(["ps", "-q", "--filter", `label=toolcall.session=${session}`], undefined, env)
     .split("\n")
     .filter(Boolean);
 }

@@ -6,7 +6,7 @@ import {
   type ToolOutput,
 } from "../../protocol/index.js";
 import type { FileReadLedger, PolicySubject, ToolHandler, ToolInvocation } from "../../registry/index.js";
-import { environmentOf, sandboxStopped, type SandboxEscalation } from "../../sandbox/index.js";
+import { environmentOf, filesOf, sandboxStopped, type SandboxEscalation } from "../../sandbox/index.js";
 import { boundCaptured, emitEvent } from "../../turn/index.js";
 import { now } from "../../util/index.js";
 import {
@@ -17,7 +17,7 @@ import {
   isKnownSafeCommand,
   knownSafeOrLoad,
   MENTIONS_APPLY_PATCH,
-  resolveWorkdir,
+  resolveWorkdirIn,
   userShell,
 } from "../shell/index.js";
 import { chunkBudget, clampYield, formatUnifiedExec } from "./format.js";
@@ -105,7 +105,7 @@ export class ExecCommandHandler implements ToolHandler {
   async handle(inv: ToolInvocation): Promise<ToolOutput> {
     const args = inv.args as ExecCommandArgs;
     const started = now();
-    const cwd = resolveWorkdir(inv.turn.cwd, args.workdir);
+    const cwd = await resolveWorkdirIn(filesOf(inv.turn), inv.turn.cwd, args.workdir);
     const patched = await interceptApplyPatch(inv, execArgv(args), cwd, this.fileReads);
     if (patched) {
       // Applied as the apply_patch tool would; Codex 0.171 answers with the tool's answer under

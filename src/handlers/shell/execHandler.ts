@@ -11,10 +11,10 @@ import {
 import type { FileReadLedger, PolicySubject, ToolHandler, ToolInvocation } from "../../registry/index.js";
 import { boundCaptured, budgetBytes, type SpillStore, type TruncationPolicy } from "../../turn/index.js";
 import { shellCallRequests, shellStreamBudget } from "./shellCall.js";
-import { environmentOf, sandboxStopped, type SandboxEscalation } from "../../sandbox/index.js";
+import { environmentOf, filesOf, sandboxStopped, type SandboxEscalation } from "../../sandbox/index.js";
 import { parseApplyPatchCommand } from "../apply_patch/index.js";
 import { applyPatchCommandSubject, interceptedApplyPatch } from "./applyPatchCommand.js";
-import { resolveWorkdir } from "./exec.js";
+import { resolveWorkdirIn } from "./exec.js";
 import { formatExecOutput, timedOutPrefix } from "./format.js";
 import { SpillingCapture } from "./spillCapture.js";
 import { captureFor, type HeadTailBuffer } from "./outputBuffer.js";
@@ -165,7 +165,7 @@ export abstract class ExecHandler<Ctx = unknown> implements ToolHandler<Ctx> {
     const req = this.request(inv.payload, inv.args);
     const { turn } = inv;
     const env = environmentOf(turn);
-    const cwd = resolveWorkdir(turn.cwd, req.workdir);
+    const cwd = await resolveWorkdirIn(filesOf(turn), turn.cwd, req.workdir);
     const patch = interceptedApplyPatch(req.argv, cwd);
     if (patch !== undefined) {
       const capture = captureFor(turn.truncationPolicy);
@@ -236,7 +236,7 @@ export abstract class ExecHandler<Ctx = unknown> implements ToolHandler<Ctx> {
   private async shellCall(inv: ToolInvocation<Ctx>, params: ShellCallParams): Promise<ToolOutput> {
     const { turn } = inv;
     const env = environmentOf(turn);
-    const cwd = resolveWorkdir(turn.cwd);
+    const cwd = await resolveWorkdirIn(filesOf(turn), turn.cwd);
     const budget = shellStreamBudget(turn.truncationPolicy, params.maxOutputLength);
     const output: ShellCommandOutput[] = [];
     for (const req of shellCallRequests(params, this.options.timeoutMs)) {

@@ -50,7 +50,7 @@ export { ShellHandler, type ShellArgs } from "./shellHandler.js";
 export { ShellCommandHandler, type ShellCommandArgs } from "./shellCommandHandler.js";
 export { ExecHandler, MENTIONS_APPLY_PATCH, type ExecRequest, type ExecHandlerOptions } from "./execHandler.js";
 export { SHELL_SPEC, SHELL_COMMAND_SPEC } from "./definition.js";
-export { resolveWorkdir, userShell } from "./exec.js";
+export { resolveWorkdir, resolveWorkdirIn, userShell } from "./exec.js";
 export { interceptApplyPatch, interceptedApplyPatch, applyPatchCommandSubject } from "./applyPatchCommand.js";
 export { HeadTailBuffer, MAX_CAPTURE_SIDE_BYTES } from "./outputBuffer.js";
 export { OutputDeltas } from "./outputDeltas.js";
