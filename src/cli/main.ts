@@ -97,6 +97,9 @@ elicitation when it supports it.
   --max-sessions N   HTTP: sessions at once (default 64)
   --session-idle-ms MS
                      HTTP: a session idle this long is closed (default 600000)
+  --journal DIR      journal the calls a client names in _meta ("toolcall/callId" or
+                     "claudecode/toolUseId") in DIR: a retried call is answered from the
+                     journal, even after a restart, and never runs twice
 
 ${COMMON_OPTIONS}
 
@@ -286,6 +289,7 @@ const commands: Record<string, Command> = {
       "print-config": { type: "string" },
       "max-sessions": { type: "string" },
       "session-idle-ms": { type: "string" },
+      journal: { type: "string" },
     });
     const { runServeMcp } = await import("./serveMcp.js");
     return runServeMcp({
@@ -299,6 +303,7 @@ const commands: Record<string, Command> = {
       serveArgs: withoutPrintConfig(args),
       maxSessions: values["max-sessions"],
       sessionIdleMs: values["session-idle-ms"],
+      journalDir: values.journal,
       version: PACKAGE_VERSION,
     });
   },
