@@ -153,14 +153,16 @@ export class McpToolService {
     meta?: unknown,
   ): Promise<CallToolResult> {
     const { router } = this.opts;
+    const journal = this.journal;
     let key: string | undefined;
     try {
-      key = this.journal && clientCallId(meta);
+      key = journal && clientCallId(meta);
     } catch (err) {
       throw new McpError(ErrorCode.InvalidParams, errorMessage(err));
     }
     const spec = router.registeredSpec(name);
-    const callId = key === undefined ? `mcp_${this.callIdPrefix}${++this.calls}` : this.journal!.callIdOf(key);
+    const named = journal && key !== undefined ? { journal, key } : undefined;
+    const callId = named ? named.journal.callIdOf(named.key) : `mcp_${this.callIdPrefix}${++this.calls}`;
     let item: FunctionCallItem | CustomToolCallItem;
     if (spec?.type === "custom") {
       const input = args["input"];
@@ -179,7 +181,7 @@ export class McpToolService {
     if (!call || !router.toolFor(call)) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
     const known = call;
     const run = (record?: RecordOutcome) => this.run(known, signal, onProgress, approver, record);
-    return key === undefined ? run() : this.journal!.once(key, item, run);
+    return named ? named.journal.once(named.key, item, run) : run();
   }
 
   private async run(
