@@ -57,6 +57,8 @@ export class McpCallJournal implements CallJournal {
   private readonly tools = new Map<string, string>();
   /** A person's answers the journal holds for calls that run now: not asked again. */
   private readonly decisions = new Map<string, ApprovalDecision>();
+  /** Its calls run in the service's own process: nothing it holds was lost with another. */
+  readonly resumed = false;
 
   constructor(
     private readonly journal: TurnJournal,
