@@ -46,7 +46,8 @@ describe("a resumed turn and the dead host's exec sessions", () => {
     const before = new ToolCallRuntime(first, turn(), { turnId: "t1" });
     before.submit(call("c1", "exec_command", { cmd: "cat", tty: true, yield_time_ms: 250 }));
     const [started] = await before.drain();
-    const id = Number(/Process running with session ID (\d+)/.exec(String(outputContent(started!)))?.[1]);
+    const opened = outputContent(started!) as string;
+    const id = Number(/Process running with session ID (\d+)/.exec(opened)?.[1]);
     expect(id).toBeGreaterThan(0);
 
     // A new host (its own sessions) resumes the turn; the model types into the old session.
@@ -56,7 +57,7 @@ describe("a resumed turn and the dead host's exec sessions", () => {
     resumed.submit(call("c3", "write_stdin", { session_id: 999, chars: "" }));
     const outputs = (await resumed.drain()).map(outputContent);
     expect(outputs).toEqual([
-      outputContent(started!),
+      opened,
       `interrupted: exec_command session ${id} was running when the agent stopped; it may or may not have taken effect. Check before running it again.`,
       // Below the ids any host gives out (1000-99999): the model's mistake, said as before.
       "write_stdin failed: Unknown process id 999",
