@@ -1,6 +1,6 @@
 /**
  * Scenario: what a journal costs (DESIGN section 17). A 100-call batch of no-op calls and a
- * 20-call batch of `true` shell commands, each with no journal and with a FileJournal in a temp
+ * 100-call batch of `true` shell commands (the issue's two batches), each with no journal and with a FileJournal in a temp
  * directory, interleaved: µs per call. Without a journal there is nothing to pay (the
  * `dispatch` scenario is the check); with one, each batch of outputs settling together costs
  * one write and one fdatasync.
@@ -16,7 +16,7 @@ import { meanOver } from "../lib/stats.js";
 import { assertAllSucceeded, batch, benchRouter, functionCall } from "../lib/tools.js";
 
 const NOOPS = 100;
-const COMMANDS = 20;
+const COMMANDS = 100;
 
 async function turnOf(router: ToolRouter, items: readonly FunctionCallItem[], journal?: TurnJournal): Promise<void> {
   const runtime = new lib.ToolCallRuntime(router, lib.createTurnContext(journal ? { journal } : {}));
