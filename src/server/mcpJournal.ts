@@ -19,7 +19,7 @@ import { failure, resultOf } from "./mcpResult.js";
  * The `_meta` keys a client names a `tools/call` by, so a retried request is known as the same
  * call: ours, then the tool-use id Claude Code sends with every call.
  */
-export const CALL_ID_META_KEYS = ["toolcall/callId", "claudecode/toolUseId"] as const;
+const CALL_ID_META_KEYS = ["toolcall/callId", "claudecode/toolUseId"] as const;
 
 const MAX_KEY_LENGTH = 256;
 

@@ -51,7 +51,7 @@ export interface McpToolServiceOptions {
   proxy?: McpProxySource | undefined;
   /**
    * The turn every call runs in. Its `onEvent` should reach `McpToolService.onEvent`, for
-   * progress. With a `journal`, a call the client names in `_meta` (`CALL_ID_META_KEYS`) is
+   * progress. With a `journal`, a call the client names in `_meta` ("toolcall/callId" or "claudecode/toolUseId") is
    * journaled: retried, it is answered from the journal and never runs twice (DESIGN section 17).
    */
   turn: TurnContext;
