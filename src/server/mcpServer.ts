@@ -51,8 +51,9 @@ export interface McpToolServiceOptions {
   proxy?: McpProxySource | undefined;
   /**
    * The turn every call runs in. Its `onEvent` should reach `McpToolService.onEvent`, for
-   * progress. With a `journal`, a call the client names in `_meta` ("toolcall/callId" or "claudecode/toolUseId") is
-   * journaled: retried, it is answered from the journal and never runs twice (DESIGN section 17).
+   * progress. With a `journal`, a call the client names in `_meta` ("toolcall/callId" or
+   * "claudecode/toolUseId") is journaled: retried, it is answered from the journal and never
+   * runs twice (DESIGN section 17).
    */
   turn: TurnContext;
   /** Calls running at once; default 128 (`DEFAULT_SERVE_CONCURRENCY`). */
