@@ -8,7 +8,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createMcpServer, createToolRouter, FileJournal, type TurnJournal } from "../../src/index.js";
+import { createMcpServer, createToolRouter, FileJournal, PermissionEngine, type TurnJournal } from "../../src/index.js";
 
 const text = (r: unknown): string =>
   ((r as CallToolResult).content as Array<{ type: string; text?: string }>).map((c) => c.text ?? "").join("\n");
@@ -31,16 +31,31 @@ afterEach(async () => {
 });
 
 /** A service over the built-in tools, journaled in `dir/journal` unless `journaled` is false. */
-async function serve(journaled = true): Promise<Client> {
+async function serve(journaled = true, permissions?: PermissionEngine): Promise<Client> {
   const router = await createToolRouter({ shell: "shell" });
   const journal = journaled ? new FileJournal(path.join(dir, "journal")) : undefined;
-  const server = createMcpServer(router, { turn: { cwd: dir, ...(journal && { journal }) } });
+  const turn = { cwd: dir, ...(journal && { journal }), ...(permissions && { permissions }) };
+  const server = createMcpServer(router, { turn });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
   const client = new Client({ name: "test", version: "1.0.0" });
   await client.connect(clientSide);
   open.push({ client, ...(journal && { journal }) });
   return client;
+}
+
+/** What a server that died leaves in the journal of the call the client named `key`. */
+function journaled(key: string, records: Array<Record<string, unknown>>, args: Record<string, unknown>): void {
+  const callId = `mcp_${createHash("sha256").update(key).digest("hex").slice(0, 40)}`;
+  const item = { type: "function_call", call_id: callId, name: "shell", arguments: JSON.stringify(args) };
+  const lines = [
+    { type: "accepted", callId, tool: "shell", item, parallel: true },
+    ...records.map((r) => ({ callId, ...r })),
+  ];
+  writeFileSync(
+    path.join(dir, "journal", `${callId}.jsonl`),
+    lines.map((r) => `${JSON.stringify({ turnId: callId, ...r })}\n`).join(""),
+  );
 }
 
 /** A shell call that appends to the side-effect file, named `key` by the client. */
@@ -86,23 +101,8 @@ describe("serve-mcp's journal", () => {
   it("a service started anew answers a finished call from the journal, and a call that was running as interrupted", async () => {
     const before = await serve();
     const done = await before.callTool(append("a", "k1"));
-    // What a server that died while running a mutating call leaves: it started, no outcome.
-    const callId = `mcp_${createHash("sha256").update("k2").digest("hex").slice(0, 40)}`;
-    const item = {
-      type: "function_call",
-      call_id: callId,
-      name: "shell",
-      arguments: JSON.stringify(append("b").arguments),
-    };
-    writeFileSync(
-      path.join(dir, "journal", `${callId}.jsonl`),
-      [
-        { type: "accepted", callId, tool: "shell", item, parallel: true },
-        { type: "started", callId, mutating: true, idempotent: false },
-      ]
-        .map((r) => `${JSON.stringify({ turnId: callId, ...r })}\n`)
-        .join(""),
-    );
+    // A server that died while running a mutating call: it started, no outcome.
+    journaled("k2", [{ type: "started", mutating: true, idempotent: false }], append("b").arguments);
     const after = await serve();
     expect(await after.callTool(append("a", "k1"))).toEqual(done);
     const interrupted = await after.callTool(append("b", "k2"));
@@ -110,6 +110,24 @@ describe("serve-mcp's journal", () => {
     expect(text(interrupted)).toBe(
       "interrupted: shell was running when the agent stopped; it may or may not have taken effect. Check before running it again.",
     );
+    expect(lines()).toEqual(["a"]);
+  });
+
+  it("a person's answer journaled before the server died is not asked again: the retry runs", async () => {
+    // This client cannot be asked (no elicitation): without the journaled answer, nobody can approve.
+    const ask = () => new PermissionEngine({ ask: ["shell"] });
+    await serve(true, ask());
+    journaled(
+      "k1",
+      [{ type: "approval_requested" }, { type: "approval_decided", decision: { decision: "allow" } }],
+      append("a").arguments,
+    );
+    const client = await serve(true, ask());
+    const ran = await client.callTool(append("a", "k1"));
+    expect(text(ran)).toContain("wrote a");
+    expect(lines()).toEqual(["a"]);
+    const unanswered = await client.callTool(append("b", "k2"));
+    expect(unanswered.isError).toBe(true);
     expect(lines()).toEqual(["a"]);
   });
 
