@@ -58,3 +58,15 @@ export async function tokenFromFile(path: string): Promise<string> {
   if (kept === "") throw new ConfigError(`--token-file: ${path} is empty`);
   return kept;
 }
+
+/** serve-mcp's arguments less `--print-config CLIENT`: what the printed config starts. */
+export function withoutPrintConfig(args: readonly string[]): string[] {
+  const out: string[] = [];
+  let skip = false;
+  for (const a of args) {
+    if (skip) skip = false;
+    else if (a === "--print-config") skip = true;
+    else if (!a.startsWith("--print-config=")) out.push(a);
+  }
+  return out;
+}

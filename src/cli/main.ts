@@ -97,6 +97,8 @@ elicitation when it supports it.
   --max-sessions N   HTTP: sessions at once (default 64)
   --session-idle-ms MS
                      HTTP: a session idle this long is closed (default 600000)
+  --journal DIR      a call retried under the id it names in _meta ("toolcall/callId" or
+                     "claudecode/toolUseId") is answered from DIR, even after a restart
 
 ${COMMON_OPTIONS}
 
@@ -296,8 +298,12 @@ const commands: Record<string, Command> = {
       "print-config": { type: "string" },
       "max-sessions": { type: "string" },
       "session-idle-ms": { type: "string" },
+      journal: { type: "string" },
     });
-    const { runServeMcp } = await import("./serveMcp.js");
+    const [{ runServeMcp }, { withoutPrintConfig }] = await Promise.all([
+      import("./serveMcp.js"),
+      import("./clientConfig.js"),
+    ]);
     return runServeMcp({
       ...commonOpts(values),
       ...environmentFlags(values),
@@ -309,6 +315,7 @@ const commands: Record<string, Command> = {
       serveArgs: withoutPrintConfig(args),
       maxSessions: values["max-sessions"],
       sessionIdleMs: values["session-idle-ms"],
+      journalDir: values.journal,
       version: PACKAGE_VERSION,
     });
   },
@@ -420,15 +427,3 @@ main(process.argv.slice(2)).then(
     process.exit(EXIT_FATAL);
   },
 );
-
-/** serve-mcp's arguments less `--print-config CLIENT`: what the printed config starts. */
-function withoutPrintConfig(args: readonly string[]): string[] {
-  const out: string[] = [];
-  let skip = false;
-  for (const a of args) {
-    if (skip) skip = false;
-    else if (a === "--print-config") skip = true;
-    else if (!a.startsWith("--print-config=")) out.push(a);
-  }
-  return out;
-}

@@ -1,7 +1,9 @@
 import { randomBytes } from "node:crypto";
+import path from "node:path";
 import type { Logger } from "pino";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { createMcpServer, McpToolService, serveMcpHttp, type McpHttpOptions } from "../server/index.js";
+import { FileJournal } from "../turn/index.js";
 import { errorMessage } from "../util/index.js";
 import { clientConfig, parseClient, tokenFromFile } from "./clientConfig.js";
 import { ConfigError } from "./config.js";
@@ -25,6 +27,8 @@ export interface ServeMcpOptions extends CommonOptions {
   maxSessions?: string | undefined;
   /** HTTP: how long a session may be idle before it is closed, in ms (default 10 min). */
   sessionIdleMs?: string | undefined;
+  /** Journal the calls a client names in `_meta` here (DESIGN section 17). */
+  journalDir?: string | undefined;
 }
 
 interface HttpOptions extends McpHttpOptions {
@@ -92,6 +96,7 @@ export async function runServeMcp(opts: ServeMcpOptions & { version: string }): 
   }
   const logger = stderrLogger(opts.logLevel);
   const http = port !== undefined ? await httpOptions(opts, port, logger) : undefined;
+  const journal = journalIn(opts.journalDir);
   let service: McpToolService | undefined;
   const session = await openSession({
     ...opts,
@@ -99,6 +104,10 @@ export async function runServeMcp(opts: ServeMcpOptions & { version: string }): 
     onEvent: (event) => service?.onEvent(event),
     // Approvals go to the client that made the call, by elicitation when it supports it.
     approve: (req, signal) => service?.approve(req, signal) ?? Promise.resolve(undefined),
+    ...(journal && { journal }),
+  }).catch(async (err: unknown) => {
+    await journal?.close();
+    throw err;
   });
   const warning = await sandboxWarning(session.environment);
   if (warning !== undefined) process.stderr.write(`toolcall serve-mcp: ${warning}\n`);
@@ -139,6 +148,16 @@ export async function runServeMcp(opts: ServeMcpOptions & { version: string }): 
     return 0;
   } finally {
     await session.close();
+    await journal?.close();
     stopHandlingSignals();
+  }
+}
+
+function journalIn(dir: string | undefined): FileJournal | undefined {
+  if (dir === undefined) return undefined;
+  try {
+    return new FileJournal(path.resolve(dir));
+  } catch (err) {
+    throw new ConfigError(`--journal: cannot use ${dir}: ${errorMessage(err)}`);
   }
 }

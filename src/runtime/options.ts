@@ -35,12 +35,15 @@ export interface SubmitResult {
   reason?: string;
 }
 
-/** The runtime's limits, checked: a RangeError names the option that is out of range. */
-export function runtimeLimits<Ctx>(opts: ToolCallRuntimeOptions<Ctx>): {
+/** The runtime's limits, checked. */
+export interface RuntimeLimits {
   maxConcurrency: number;
   toolTimeoutMs: number;
   leakGraceMs: number;
-} {
+}
+
+/** The runtime's limits, checked: a RangeError names the option that is out of range. */
+export function runtimeLimits<Ctx>(opts: ToolCallRuntimeOptions<Ctx>): RuntimeLimits {
   const max = opts.maxConcurrency ?? 16;
   if (!Number.isInteger(max) || max < 1 || max > 256) {
     throw new RangeError(`maxConcurrency must be an integer in 1..256, got ${String(max)}`);

@@ -26,6 +26,7 @@ export interface Restoring {
 
 /** Each journaled call, in call order: answered as recorded, interrupted, or run again. */
 export function restore(state: JournaledTurn, log: TurnLog, to: Restoring): void {
+  log.resumed = true;
   for (const call of state.calls) {
     const step = resumeStep(call);
     log.known(call.callId, call.tool);

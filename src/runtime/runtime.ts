@@ -1,4 +1,4 @@
-import { dispatch, PreparedCall, type DispatchHost } from "../dispatch/index.js";
+import { PreparedCall } from "../dispatch/index.js";
 import { respondToApproval, respondToUserInput } from "../policy/index.js";
 import {
   texts,
@@ -18,13 +18,11 @@ import {
 import { now } from "../util/index.js";
 import { Acceptance } from "./acceptance.js";
 import { Answers } from "./answers.js";
-import { CallDeadlines } from "./callDeadlines.js";
 import { CallRecord, type ToolCallOutcome } from "./callRecord.js";
-import { GRANTED, SharedExclusiveLock } from "./lock.js";
 import { abortReason, runtimeLimits, turnIdOf, type SubmitResult, type ToolCallRuntimeOptions } from "./options.js";
 import { CallReports } from "./reports.js";
 import { loadTurn, restore } from "./resume.js";
-import { RunningCalls } from "./runningCalls.js";
+import { CallScheduler } from "./scheduler.js";
 import { TurnLog } from "./turnLog.js";
 
 export type { SubmitResult, ToolCallOutcome, ToolCallRuntimeOptions };
@@ -33,21 +31,17 @@ export type { SubmitResult, ToolCallOutcome, ToolCallRuntimeOptions };
  * Runs a turn's tool calls (Codex `ToolCallRuntime`, `parallel.rs`): each starts as soon as it is
  * submitted, shared calls overlap up to `maxConcurrency`, exclusive calls run alone, conflicting
  * calls keep submission order, and `drain()` answers every accepted call exactly once, in
- * submission order. The runtime is the lock, the deadlines, abort and drain; the router
- * prepares each call once and `src/dispatch` runs it. It knows no tool by name.
+ * submission order. The runtime accepts, answers and drains; its `CallScheduler` is the lock,
+ * the deadlines and abort; the router prepares each call once and `src/dispatch` runs it. It
+ * knows no tool by name.
  */
 export class ToolCallRuntime<Ctx = unknown> {
-  private readonly lock: SharedExclusiveLock<CallRecord<Ctx>>;
   private readonly acceptance: Acceptance<Ctx>;
-  /** Calls whose handler may still run, queued ones included: abort fans out to them from one place. */
-  private readonly running = new RunningCalls<CallRecord<Ctx>>();
-  private abortReason: string | undefined;
-  private readonly deadlines: CallDeadlines<Ctx>;
+  /** The lock, the deadlines, dispatch and abort. */
+  private readonly scheduler: CallScheduler<Ctx>;
   private readonly reports: CallReports;
   private readonly answers: Answers<Ctx>;
   private readonly turn: TurnContext;
-  /** Where every dispatched call of this runtime reports (one object, not one per call). */
-  private readonly host: DispatchHost<Ctx, CallRecord<Ctx>>;
   /** The turn's id in its journal; every runtime has one. */
   readonly turnId: string;
   /** The journal's side of this runtime, when the turn has a journal (DESIGN section 17). */
@@ -66,48 +60,14 @@ export class ToolCallRuntime<Ctx = unknown> {
     this.turn = this.reports.turn;
     this.acceptance = new Acceptance(router, this.turn);
     this.answers = new Answers(this.turn, this.reports, this.log, this.acceptance);
-    const limits = runtimeLimits(opts);
-    // A queued call's turn: the lock calls back, and dispatch starts right there (no promise per waiter).
-    this.lock = new SharedExclusiveLock<CallRecord<Ctx>>(limits.maxConcurrency, (record) => {
-      this.begin(record);
-    });
-    this.deadlines = new CallDeadlines<Ctx>(
-      {
-        turn: this.turn,
-        // A copy: expiring a call runs listeners, which may abort and so change the list.
-        running: () => [...this.running],
-        settleText: (record, text) => {
-          this.answers.text(record, text);
-        },
-        release: (record) => {
-          this.release(record);
-        },
-      },
-      limits.toolTimeoutMs,
-      limits.leakGraceMs,
+    this.scheduler = new CallScheduler(
+      this.turn,
+      this.answers,
+      this.reports,
+      opts.context as Ctx,
+      runtimeLimits(opts),
       router.shortestToolTimeoutMs(),
     );
-    this.host = {
-      turn: this.turn,
-      context: opts.context as Ctx,
-      announcesBegin: true,
-      settled: (record, item, success) => {
-        try {
-          this.answers.dispatched(record, item, success, this.endOf(record));
-        } catch (err) {
-          this.settleError(record, err);
-        }
-        this.release(record);
-      },
-      failed: (record, err) => {
-        this.settleError(record, err);
-        this.release(record);
-      },
-      abortTurn: (record, text) => {
-        this.answers.text(record, text);
-        this.abort(texts.abortedByUser);
-      },
-    };
     const external = opts.signal;
     if (external?.aborted) this.abort(abortReason(external));
     else
@@ -121,7 +81,7 @@ export class ToolCallRuntime<Ctx = unknown> {
   }
 
   get aborted(): boolean {
-    return this.abortReason !== undefined;
+    return this.scheduler.aborted;
   }
 
   /** Accepts a model output item and starts its call at once. Never throws. */
@@ -143,7 +103,7 @@ export class ToolCallRuntime<Ctx = unknown> {
     if (accepted instanceof PreparedCall) {
       const { callId, toolName } = accepted.call;
       if (!journaled) this.log?.accepted(callId, toolName, item, !accepted.exclusive);
-      const record = this.start(accepted, submittedAt);
+      const record = this.scheduler.start(accepted, submittedAt);
       this.acceptance.remember(record);
       this.answers.drain.track(record);
       return { accepted: true, callId };
@@ -205,7 +165,8 @@ export class ToolCallRuntime<Ctx = unknown> {
 
   /** Runs one call outside the submit/drain bookkeeping; rejects only with `FatalToolCallError`. */
   async handleToolCall(call: ToolCall, signal?: AbortSignal): Promise<ToolCallOutcome> {
-    const outcome = await this.start(this.router.prepareCall(call, this.turn.logger), now(), signal).outcome;
+    const prepared = this.router.prepareCall(call, this.turn.logger);
+    const outcome = await this.scheduler.start(prepared, now(), signal).outcome;
     this.answers.drain.reportFatal([outcome]);
     return outcome;
   }
@@ -221,9 +182,7 @@ export class ToolCallRuntime<Ctx = unknown> {
 
   /** Answers every pending call with its aborted output now; queued calls never start. */
   abort(reason?: string): void {
-    if (this.aborted) return;
-    this.abortReason = reason ?? texts.abortedByUser;
-    for (const record of [...this.running]) this.abortCall(record, this.abortReason);
+    this.scheduler.abort(reason);
   }
 
   /**
@@ -232,12 +191,7 @@ export class ToolCallRuntime<Ctx = unknown> {
    * is still running or queued.
    */
   cancel(callId: string): boolean {
-    for (const record of this.running) {
-      if (record.callId !== callId || record.settled) continue;
-      this.abortCall(record, texts.abortedByUser);
-      return true;
-    }
-    return false;
+    return this.scheduler.cancel(callId);
   }
 
   /** Delivers the embedder's answer to a waiting dynamic tool call; false if none is waiting. */
@@ -257,99 +211,5 @@ export class ToolCallRuntime<Ctx = unknown> {
    */
   respondToUserInput(callId: string, response: UserInputResponse | null): boolean {
     return respondToUserInput(this.turn, callId, response);
-  }
-
-  private start(prepared: PreparedCall<Ctx>, submittedAt: number, callSignal?: AbortSignal): CallRecord<Ctx> {
-    const record = CallRecord.of(prepared, submittedAt);
-    const { callId, toolName, payloadKind } = record;
-    if (this.aborted || callSignal?.aborted) {
-      this.reports.accepted(callId, toolName, payloadKind, true);
-      prepared.abort(this.abortReason ?? (callSignal ? abortReason(callSignal) : texts.abortedByUser));
-      this.answers.aborted(record);
-      return record;
-    }
-    this.reports.accepted(callId, toolName, payloadKind, record.exclusive);
-    this.running.add(record);
-    callSignal?.addEventListener(
-      "abort",
-      () => {
-        this.abortCall(record, abortReason(callSignal));
-      },
-      { once: true },
-    );
-    // Requested synchronously, so queue order is call order.
-    const ticket = this.lock.request(record);
-    if (ticket !== GRANTED) {
-      record.ticket = ticket;
-      return record;
-    }
-    record.lockGrantedAt = submittedAt;
-    this.begin(record);
-    return record;
-  }
-
-  /**
-   * The call holds its slot: dispatch it; the host hears the answer and the slot is released
-   * there. Never throws (the lock calls it), and whatever escapes dispatch still answers the call
-   * (invariant 9).
-   */
-  private begin(record: CallRecord<Ctx>): void {
-    record.ticket = GRANTED;
-    record.holdsSlot = true;
-    const prepared = record.prepared;
-    // Aborted while queued, or the runtime was aborted while the lock granted it: it never starts.
-    if (!prepared || record.settled || prepared.aborted || this.aborted) {
-      this.release(record);
-      return;
-    }
-    // One clock read per start: the grant (the submit, when granted at once) is also the
-    // handler's start when nothing waits before it.
-    const grantedAt = (record.lockGrantedAt ??= now());
-    // Before dispatch: an unknown tool or invalid arguments are answered (and released) within it.
-    this.deadlines.start(record, grantedAt);
-    dispatch(prepared, this.host, record, grantedAt);
-  }
-
-  /**
-   * When the call ended: the handler's end as dispatch measured it (after bounding the output),
-   * unless PostToolUse hooks ran after that or the handler never started.
-   */
-  private endOf(record: CallRecord<Ctx>): number {
-    const startedAt = record.startedAt;
-    return startedAt !== undefined && this.turn.hooks === undefined ? startedAt + record.handlerMs : now();
-  }
-
-  /**
-   * The handler has settled (aborted or not), or was given up as leaked after its deadline: the
-   * call leaves the running list and its deadline, and its slot goes back, each once.
-   */
-  private release(record: CallRecord<Ctx>): void {
-    // Only an abort reads it (for `abortedOutput`), and the call is answered now: while the turn
-    // lasts, a finished call holds its outcome and no more.
-    if (record.prepared) record.prepared.invocation = undefined;
-    this.running.delete(record);
-    this.deadlines.end(record);
-    if (!record.holdsSlot) return;
-    record.holdsSlot = false;
-    this.lock.release(record.exclusive);
-  }
-
-  /**
-   * Aborts one call: it is answered with its aborted output, then its handler sees the signal. A
-   * call still queued leaves the lock's queue now: it will never start.
-   */
-  private abortCall(record: CallRecord<Ctx>, reason: string): void {
-    this.answers.aborted(record);
-    record.prepared?.abort(reason);
-    if (record.ticket !== GRANTED && this.lock.cancel(record.ticket)) {
-      record.ticket = GRANTED;
-      this.running.delete(record);
-    }
-  }
-
-  /** What dispatch could not answer; the turn's first fatal error aborts the turn. */
-  private settleError(record: CallRecord<Ctx>, err: unknown): void {
-    const fatal = this.answers.error(record, err, this.aborted);
-    if (fatal !== undefined) this.abort(fatal);
   }
 }

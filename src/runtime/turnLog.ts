@@ -13,6 +13,8 @@ import type { ToolCallOutcome } from "./callRecord.js";
 export class TurnLog implements CallJournal {
   private readonly tools = new Map<string, string>();
   private readonly decisions = new Map<string, ApprovalDecision>();
+  /** Set by `ToolCallRuntime.resume`. */
+  resumed = false;
 
   constructor(
     private readonly journal: TurnJournal,

@@ -9,20 +9,21 @@ import {
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import {
-  outputContent,
-  toMcpContent,
   type ApprovalDecision,
   type ApprovalRequest,
   toMcpTools,
   type CustomToolCallItem,
   type FunctionCallItem,
   type PermissionDecider,
+  type ToolCall,
 } from "../protocol/index.js";
 import { ToolRouter } from "../router/index.js";
 import { forwardToProxiedServers, PROXY_CAPABILITIES, type McpProxySource } from "./proxy.js";
 import { FatalToolCallError, ToolCallRuntime } from "../runtime/index.js";
 import { createTurnContext, type ToolEvent, type TurnContext } from "../turn/index.js";
 import { errorMessage, PACKAGE_VERSION } from "../util/index.js";
+import { clientCallId, McpCallJournal, type RecordOutcome } from "./mcpJournal.js";
+import { failure, resultOf } from "./mcpResult.js";
 
 /** Asks the MCP client that made a call to approve it (elicitation); undefined: it cannot. */
 export type ClientApprover = (req: ApprovalRequest, signal: AbortSignal) => Promise<ApprovalDecision | undefined>;
@@ -48,7 +49,12 @@ export interface McpToolServiceOptions {
   router: ToolRouter;
   /** The manager behind the router's MCP tools: their results and schemas pass through unchanged. */
   proxy?: McpProxySource | undefined;
-  /** The turn every call runs in. Its `onEvent` should reach `McpToolService.onEvent`, for progress. */
+  /**
+   * The turn every call runs in. Its `onEvent` should reach `McpToolService.onEvent`, for
+   * progress. With a `journal`, a call the client names in `_meta` ("toolcall/callId" or
+   * "claudecode/toolUseId") is journaled: retried, it is answered from the journal and never
+   * runs twice (DESIGN section 17).
+   */
   turn: TurnContext;
   /** Calls running at once; default 128 (`DEFAULT_SERVE_CONCURRENCY`). */
   maxConcurrency?: number | undefined;
@@ -60,10 +66,6 @@ export interface McpToolServiceOptions {
  * 1.2-1.45× (bench `serveMcp`). Exclusive calls still run alone.
  */
 export const DEFAULT_SERVE_CONCURRENCY = 128;
-
-function failure(text: string): CallToolResult {
-  return { content: [{ type: "text", text }], isError: true };
-}
 
 /**
  * A router's tools behind MCP: every `tools/call` runs through one `ToolCallRuntime` (lock,
@@ -83,8 +85,15 @@ export class McpToolService {
   /** Call ids are this service's random prefix and a count: unique without a UUID per call. */
   private readonly callIdPrefix = `${randomUUID().slice(0, 8)}_`;
   private calls = 0;
+  /** The turn's journal's side for calls the client names; the runtime's turn reports to it. */
+  private readonly journal: McpCallJournal | undefined;
+  private readonly turn: TurnContext;
 
   constructor(private readonly opts: McpToolServiceOptions) {
+    const { journal, ...turn } = opts.turn;
+    this.journal = journal && new McpCallJournal(journal, opts.router, turn.logger);
+    // Not the runtime's own journal (one turn for every call): each named call is its own turn.
+    this.turn = this.journal ? { ...turn, callJournal: this.journal } : opts.turn;
     this.runtime = this.newRuntime();
     this.stopTap = opts.proxy?.onToolResult((callId, result) => {
       if (this.whole.has(callId)) this.whole.set(callId, result);
@@ -92,8 +101,8 @@ export class McpToolService {
   }
 
   private newRuntime(): ToolCallRuntime {
-    const { router, turn, maxConcurrency } = this.opts;
-    return new ToolCallRuntime(router, turn, { maxConcurrency: maxConcurrency ?? DEFAULT_SERVE_CONCURRENCY });
+    const { router, maxConcurrency } = this.opts;
+    return new ToolCallRuntime(router, this.turn, { maxConcurrency: maxConcurrency ?? DEFAULT_SERVE_CONCURRENCY });
   }
 
   /** The router's tools now, each marked read-only or destructive as the router judges it. */
@@ -136,16 +145,29 @@ export class McpToolService {
     return ask ? ask(req, signal) : Promise.resolve(undefined);
   }
 
+  /**
+   * Runs one `tools/call`. `meta` is the request's `_meta`: with a journal, the call id a client
+   * names there makes a retried request answered from the journal, never run twice.
+   */
   async callTool(
     name: string,
     args: Record<string, unknown>,
     signal: AbortSignal,
     onProgress?: (p: ToolProgress) => void,
     approver?: ClientApprover,
+    meta?: unknown,
   ): Promise<CallToolResult> {
     const { router } = this.opts;
+    const journal = this.journal;
+    let key: string | undefined;
+    try {
+      key = journal && clientCallId(meta);
+    } catch (err) {
+      throw new McpError(ErrorCode.InvalidParams, errorMessage(err));
+    }
     const spec = router.registeredSpec(name);
-    const callId = `mcp_${this.callIdPrefix}${++this.calls}`;
+    const named = journal && key !== undefined ? { journal, key } : undefined;
+    const callId = named ? named.journal.callIdOf(named.key) : `mcp_${this.callIdPrefix}${++this.calls}`;
     let item: FunctionCallItem | CustomToolCallItem;
     if (spec?.type === "custom") {
       const input = args["input"];
@@ -162,6 +184,19 @@ export class McpToolService {
     }
     // A protocol error, as the MCP specification says for an unknown tool (not an `isError` result).
     if (!call || !router.toolFor(call)) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+    const known = call;
+    const run = (record?: RecordOutcome) => this.run(known, signal, onProgress, approver, record);
+    return named ? named.journal.once(named.key, item, run) : run();
+  }
+
+  private async run(
+    call: ToolCall,
+    signal: AbortSignal,
+    onProgress: ((p: ToolProgress) => void) | undefined,
+    approver: ClientApprover | undefined,
+    record: RecordOutcome | undefined,
+  ): Promise<CallToolResult> {
+    const { callId } = call;
     // A fatal error aborts the runtime it happened in; later requests get a fresh one.
     if (this.runtime.aborted) this.runtime = this.newRuntime();
     if (onProgress) this.progress.set(callId, onProgress);
@@ -169,10 +204,12 @@ export class McpToolService {
     if (this.opts.proxy) this.whole.set(callId, undefined);
     try {
       const outcome = await this.runtime.handleToolCall(call, signal);
+      // Journaled: durable before the client hears it.
+      await record?.(outcome);
       // A proxied server's answer goes out as it came (flattening is for the model only).
       const whole = this.whole.get(callId);
       if (whole && !outcome.aborted) return whole;
-      return { content: toMcpContent(outputContent(outcome.item)), isError: !outcome.success };
+      return resultOf(outcome.item, outcome.success);
     } catch (err) {
       if (err instanceof FatalToolCallError) return failure(err.message);
       throw err;
@@ -238,6 +275,7 @@ export function createMcpServer(source: ToolRouter | McpToolService, opts: McpSe
       extra.signal,
       onProgress,
       server.getClientCapabilities()?.elicitation ? (req, signal) => elicitApproval(server, req, signal) : undefined,
+      request.params._meta,
     );
     // Progress after its result is dropped by the client: let every notification go out first.
     await Promise.all(sent);

@@ -1,36 +1,16 @@
 import path from "node:path";
 import type { Logger } from "pino";
-import {
-  outputCallId,
-  toResponsesTools,
-  type ApprovalDecision,
-  type ContentItem,
-  type ResponseInputItem,
-} from "../protocol/index.js";
+import { toResponsesTools } from "../protocol/index.js";
 import type { DynamicToolSpec } from "../registry/index.js";
 import type { ToolRouter } from "../router/index.js";
 import { FatalToolCallError, ToolCallRuntime, type ToolCallOutcome } from "../runtime/index.js";
-import {
-  defaultLogger,
-  FileJournal,
-  ReadinessFlag,
-  type DynamicToolResponse,
-  type ToolEvent,
-  type TurnContext,
-  type UserInputResponse,
-} from "../turn/index.js";
+import { defaultLogger, FileJournal, ReadinessFlag, type ToolEvent, type TurnContext } from "../turn/index.js";
 import { errorText, isRecord, PACKAGE_VERSION } from "../util/index.js";
 import type { WireFormat } from "../adapters/index.js";
-import { outputInFormat, sidecarFormat, submitInFormat } from "./sidecarFormat.js";
-import {
-  badParam,
-  FollowedBy,
-  JsonRpcError,
-  JsonRpcErrorCode,
-  JsonRpcPeer,
-  type JsonRpcId,
-  type JsonRpcReply,
-} from "./jsonRpc.js";
+import { FORWARDED, type Forwarded } from "./sidecarForward.js";
+import { sidecarFormat, submitInFormat } from "./sidecarFormat.js";
+import { SidecarTurn } from "./sidecarTurn.js";
+import { badParam, FollowedBy, JsonRpcError, JsonRpcErrorCode, JsonRpcPeer } from "./jsonRpc.js";
 
 /** `initialize` params: where the session works and which config it loads. */
 export interface SidecarInitializeParams {
@@ -63,96 +43,6 @@ export interface SidecarOptions {
   logger?: Logger;
   /** After the `shutdown` reply is sent (the session is closed by then). */
   onShutdown?: () => void;
-}
-
-/**
- * A runtime request (an event a call waits on) forwarded to the client as a JSON-RPC request,
- * and how the client's reply reaches the waiting call. Forwarding a new kind is one entry in
- * `FORWARDED`.
- */
-interface Forwarded<E extends ToolEvent> {
-  method: string;
-  params(event: E): Record<string, unknown>;
-  answer(runtime: ToolCallRuntime, callId: string, reply: JsonRpcReply): boolean;
-}
-type ForwardTable = { [K in ToolEvent["type"]]?: Forwarded<Extract<ToolEvent, { type: K }>> };
-
-const FORWARDED: ForwardTable = {
-  approval_request: {
-    method: "approval/request",
-    params: (e) => ({ request: e.request }),
-    // The policy stage checks the decision: anything but a known one is a denial.
-    answer: (runtime, callId, reply) =>
-      runtime.respondToApproval(
-        callId,
-        reply.ok
-          ? (reply.result as ApprovalDecision)
-          : { decision: "deny", message: `the client failed: ${reply.message}` },
-      ),
-  },
-  user_input_request: {
-    method: "user_input/request",
-    params: (e) => ({ questions: e.questions }),
-    // A failed or malformed answer dismisses the questions: the model reads that nobody answered.
-    answer: (runtime, callId, reply) => {
-      try {
-        return runtime.respondToUserInput(callId, reply.ok ? (reply.result as UserInputResponse | null) : null);
-      } catch {
-        return runtime.respondToUserInput(callId, null);
-      }
-    },
-  },
-  dynamic_tool_call_request: {
-    method: "dynamic/call",
-    params: (e) => ({ tool: e.toolName, arguments: e.arguments }),
-    answer: (runtime, callId, reply) =>
-      runtime.respondToDynamicToolCall(
-        callId,
-        reply.ok ? dynamicResponse(reply.result) : failedDynamic(`the client failed: ${reply.message}`),
-      ),
-  },
-};
-
-function failedDynamic(text: string): DynamicToolResponse {
-  return { success: false, contentItems: [{ type: "input_text", text }] };
-}
-
-/** The client's `{success, contentItems}`, checked: the model must never see a malformed item. */
-function dynamicResponse(result: unknown): DynamicToolResponse {
-  if (!isRecord(result) || typeof result["success"] !== "boolean" || !Array.isArray(result["contentItems"])) {
-    return failedDynamic("the client's answer was not {success: boolean, contentItems: [...]}");
-  }
-  const items: ContentItem[] = [];
-  for (const item of result["contentItems"] as unknown[]) {
-    if (isRecord(item) && item["type"] === "input_text" && typeof item["text"] === "string") {
-      items.push({ type: "input_text", text: item["text"] });
-    } else if (isRecord(item) && item["type"] === "input_image" && typeof item["image_url"] === "string") {
-      items.push({ type: "input_image", image_url: item["image_url"] });
-    } else {
-      return failedDynamic("the client's answer has a content item that is neither input_text nor input_image");
-    }
-  }
-  return { success: result["success"], contentItems: items };
-}
-
-/** One turn: its runtime and the outputs not yet streamed (sent in call order). */
-class SidecarTurn {
-  readonly order: string[] = [];
-  /** The ids in `order`: a call sent again (replayed) does not wait for a second output. */
-  readonly known = new Set<string>();
-  /** Outputs the client already has (`turn/resume { received }`): not streamed again. */
-  received: ReadonlySet<string> = new Set();
-  /** Settled outcomes waiting for every earlier call's. */
-  readonly settled = new Map<string, ToolCallOutcome>();
-  next = 0;
-  draining = false;
-  /** Our requests to the client for this turn's calls, not answered yet. */
-  readonly requests = new Set<JsonRpcId>();
-  /** Each call's format, for its output (Responses when absent). */
-  readonly formats = new Map<string, WireFormat>();
-  runtime!: ToolCallRuntime;
-
-  constructor(readonly id: string) {}
 }
 
 /**
@@ -224,12 +114,8 @@ export class SidecarServer {
         const item = params["item"];
         if (!isRecord(item) && !Array.isArray(item)) throw badParam("item", "a JSON object or array", item);
         const result = submitInFormat(turn.runtime, item, this.format, turn.formats);
-        const fresh = (result.callIds ?? (result.callId === undefined ? [] : [result.callId])).filter(
-          (id) => !turn.known.has(id),
-        );
-        if (result.accepted && result.callId !== undefined && fresh.length > 0) {
-          turn.order.push(...fresh);
-          for (const id of fresh) turn.known.add(id);
+        const ids = result.callIds ?? (result.callId === undefined ? [] : [result.callId]);
+        if (result.accepted && result.callId !== undefined && turn.add(ids)) {
           // A call answered inside submit (an error) streams its output right after the reply.
           return new FollowedBy(result, () => {
             this.flush(turn);
@@ -330,10 +216,7 @@ export class SidecarServer {
     }
     const calls = turn.runtime.callIds();
     turn.received = new Set(received);
-    for (const callId of calls) {
-      turn.known.add(callId);
-      turn.order.push(callId);
-    }
+    turn.add(calls);
     return new FollowedBy({ turnId: id, calls }, () => {
       this.flush(turn);
     });
@@ -357,7 +240,7 @@ export class SidecarServer {
       ...(session.maxConcurrency !== undefined && { maxConcurrency: session.maxConcurrency }),
       turnId: id,
       onOutcome: (outcome: ToolCallOutcome) => {
-        turn.settled.set(outcome.callId, outcome);
+        turn.settle(outcome);
         this.flush(turn);
       },
     };
@@ -390,20 +273,11 @@ export class SidecarServer {
     return turn;
   }
 
-  /** Sends the outputs whose every earlier call has been sent (not those the client has). */
+  /** Streams the outputs whose every earlier call's went out. */
   private flush(turn: SidecarTurn): void {
-    for (let id = turn.order[turn.next]; id !== undefined; id = turn.order[turn.next]) {
-      const outcome = turn.settled.get(id);
-      if (!outcome) return;
-      turn.settled.delete(id);
-      turn.next++;
-      if (!turn.received.has(id))
-        this.peer.notify("turn/output", {
-          turnId: turn.id,
-          callId: id,
-          item: outputInFormat(outcome, turn.formats.get(id)),
-        });
-    }
+    turn.flush((callId, item) => {
+      this.peer.notify("turn/output", { turnId: turn.id, callId, item });
+    });
   }
 
   /** Every output in call order once all are in; the turn ends here. */
@@ -411,7 +285,7 @@ export class SidecarServer {
     if (turn.draining) throw badParam("turnId", "a turn not already draining", turn.id);
     turn.draining = true;
     try {
-      const outputs = inFormats(await turn.runtime.drain(), turn.formats);
+      const outputs = turn.inFormats(await turn.runtime.drain());
       this.flush(turn);
       await turn.runtime.endTurn();
       return { outputs };
@@ -419,11 +293,7 @@ export class SidecarServer {
       if (!(err instanceof FatalToolCallError)) throw err;
       this.flush(turn);
       // The other calls' outputs with the fatal call's own in its place.
-      const byId = new Map<string, ResponseInputItem>([...err.outputs, err.item].map((o) => [outputCallId(o), o]));
-      const outputs = inFormats(
-        turn.order.flatMap((id) => byId.get(id) ?? []),
-        turn.formats,
-      );
+      const outputs = turn.inFormats(turn.inOrder([...err.outputs, err.item]));
       return { outputs, fatal: { callId: err.callId, message: err.message } };
     } finally {
       this.turns.delete(turn.id);
@@ -465,13 +335,4 @@ export class SidecarServer {
     })();
     return this.closing;
   }
-}
-
-/** Outputs in their calls' formats, in order (a Chat output with images is two messages). */
-function inFormats(outputs: ResponseInputItem[], formats: Map<string, WireFormat>): unknown[] {
-  return outputs.flatMap((o) => {
-    const format = formats.get(outputCallId(o));
-    const value = outputInFormat(o, format);
-    return format === "chat" && Array.isArray(value) ? (value as unknown[]) : [value];
-  });
 }

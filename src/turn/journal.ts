@@ -131,6 +131,11 @@ export function resumeStep(call: JournaledCall): ResumeStep {
  * idempotent: a resumed turn must know it may have taken effect).
  */
 export interface CallJournal {
+  /**
+   * The turn was resumed from its journal, perhaps in a new process: what the old one held in
+   * memory (exec sessions) may be gone.
+   */
+  readonly resumed: boolean;
   started(callId: string, mutating: boolean): Promise<void> | undefined;
   approvalRequested(callId: string): void;
   approvalDecided(callId: string, decision: ApprovalDecision): void;

@@ -141,7 +141,8 @@ describe("a journaled turn", () => {
     ];
     for (const item of items) before.submit(item);
     await expect.poll(() => runs.length).toBe(4);
-    expect(handed).toEqual([["done", "write ran done"]]);
+    // Handed out once its record is durable: that fsync may come after the other calls started.
+    await expect.poll(() => handed).toEqual([["done", "write ran done"]]);
     // The process "dies": the old runtime is never drained, a new one reads the journal.
     const runsBefore = runs.length;
     state.hang = false;

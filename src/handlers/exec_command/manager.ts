@@ -4,6 +4,9 @@ import type { SpillStore } from "../../turn/index.js";
 import type { ExecCommandArgs } from "./execCommandHandler.js";
 
 const DEFAULT_MAX_EXEC_SESSIONS = 64;
+/** Session ids are random in [FIRST_ID, FIRST_ID + ID_SPAN) (Codex's are random, 4-5 digits). */
+const FIRST_ID = 1000;
+const ID_SPAN = 99_000;
 
 /**
  * The exec sessions of one router (the agent's session): they outlive a turn, are capped (the
@@ -11,6 +14,8 @@ const DEFAULT_MAX_EXEC_SESSIONS = 64;
  */
 export class ExecSessionManager {
   private readonly sessions = new Map<number, ExecSession>();
+  /** Every id this manager gave out (at most ID_SPAN): a session it never had was another host's. */
+  private readonly issued = new Set<number>();
   private closed = false;
 
   constructor(
@@ -30,17 +35,23 @@ export class ExecSessionManager {
     return this.sessions.get(id);
   }
 
-  /** Keeps a started process as a session under a fresh id (Codex's are random, 4-5 digits). */
+  /** An id a manager could give out that this one never did: another host's session, if any. */
+  notIssuedHere(id: number): boolean {
+    return Number.isInteger(id) && id >= FIRST_ID && id < FIRST_ID + ID_SPAN && !this.issued.has(id);
+  }
+
+  /** Keeps a started process as a session under a fresh id. */
   add(proc: SpawnedProcess, { tty, launched }: { tty: boolean; launched?: ExecCommandArgs | undefined }): ExecSession {
     if (this.closed) {
       void proc.terminate(0).then(() => proc.dispose());
       throw new Error("exec sessions are closed");
     }
     let id: number;
-    do id = 1000 + Math.floor(Math.random() * 99_000);
+    do id = FIRST_ID + Math.floor(Math.random() * ID_SPAN);
     while (this.sessions.has(id));
     const session = new ExecSession(id, proc, tty, this.spill, launched);
     this.sessions.set(id, session);
+    this.issued.add(id);
     this.prune();
     return session;
   }

@@ -1,4 +1,4 @@
-import { FunctionCallError, type ToolOutput } from "../../protocol/index.js";
+import { FunctionCallError, texts, type ToolOutput } from "../../protocol/index.js";
 import type { PolicySubject, ToolHandler, ToolInvocation } from "../../registry/index.js";
 import path from "node:path";
 import { bashParserReady, needsBashParser, now, scriptCommands } from "../../util/index.js";
@@ -120,6 +120,17 @@ export class WriteStdinHandler implements ToolHandler {
     if (end === -1) return { kind: "nothing" };
     return { kind: "lines", script: text.slice(0, end).replace(/\r/g, "\n") };
   }
+
+  /**
+   * No such session. In a turn resumed from its journal, one this host never had was the dead
+   * host's: its process died with it (DESIGN section 17), so the call is answered `interrupted`.
+   */
+  private unknown(inv: ToolInvocation, id: number): FunctionCallError {
+    if (inv.turn.callJournal?.resumed === true && this.sessions.notIssuedHere(id))
+      return FunctionCallError.respondToModel(texts.interrupted(`exec_command session ${id}`));
+    return fail(`Unknown process id ${id}`);
+  }
+
   async handle(inv: ToolInvocation): Promise<ToolOutput> {
     const {
       session_id: id,
@@ -128,7 +139,7 @@ export class WriteStdinHandler implements ToolHandler {
       max_output_tokens: maxOutputTokens,
     } = inv.args as WriteStdinArgs;
     const session = this.sessions.get(id);
-    if (!session) throw fail(`Unknown process id ${id}`);
+    if (!session) throw this.unknown(inv, id);
     const started = now();
     return session.serialize(async () => {
       const interrupted = chars === CTRL_C && !session.tty && session.interrupt();
