@@ -83,6 +83,7 @@ export {
   ReadinessToken,
   truncateBody,
   truncateText,
+  type ArgumentRepair,
   type DynamicToolResponse,
   type FileJournalOptions,
   type JournalEvent,
@@ -187,6 +188,8 @@ export {
   type ToolCallRuntimeOptions,
 } from "./runtime/index.js";
 export { createToolRouter, type CreateToolRouterOptions, type ToolsConfig } from "./toolset.js";
+// forgiving where it is safe (DESIGN section 18): what each tool cost, quotas
+export type { QuotaConfig, QuotaLimit, ToolUsage } from "./ledger/index.js";
 
 // MCP
 export {

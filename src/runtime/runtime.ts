@@ -23,7 +23,7 @@ import { CallRecord, type ToolCallOutcome } from "./callRecord.js";
 import { GRANTED, SharedExclusiveLock } from "./lock.js";
 import { abortReason, runtimeLimits, turnIdOf, type SubmitResult, type ToolCallRuntimeOptions } from "./options.js";
 import { CallReports } from "./reports.js";
-import { loadTurn, restore } from "./resume.js";
+import { loadTurn, ranBefore, restore } from "./resume.js";
 import { RunningCalls } from "./runningCalls.js";
 import { TurnLog } from "./turnLog.js";
 
@@ -64,7 +64,7 @@ export class ToolCallRuntime<Ctx = unknown> {
     // Dispatch and the policy stage report to the journal through the turn they are given.
     this.reports = new CallReports(this.log ? { ...turn, callJournal: this.log } : turn, opts.onOutcome);
     this.turn = this.reports.turn;
-    this.answers = new Answers(this.turn, this.reports, this.log);
+    this.answers = new Answers(this.turn, this.reports, this.log, router.ledger);
     this.acceptance = new Acceptance(router, this.turn);
     const limits = runtimeLimits(opts);
     // A queued call's turn: the lock calls back, and dispatch starts right there (no promise per waiter).
@@ -91,6 +91,7 @@ export class ToolCallRuntime<Ctx = unknown> {
       turn: this.turn,
       context: opts.context as Ctx,
       announcesBegin: true,
+      turnId: this.turnId,
       settled: (record, item, success) => {
         try {
           this.answers.dispatched(record, item, success, this.endOf(record));
@@ -177,6 +178,8 @@ export class ToolCallRuntime<Ctx = unknown> {
   ): Promise<ToolCallRuntime<Ctx>> {
     const state = await loadTurn(turn, opts.turnId);
     const rt = new ToolCallRuntime(router, turn, opts);
+    // Quotas survive the resume: what ran before counts (unless this router counted it itself).
+    router.ledger.resumed(rt.turnId, ranBefore(state));
     restore(state, rt.log as TurnLog, {
       run: (item) => rt.accept(item, now(), true),
       answer: (call, item, success, aborted) => {
