@@ -173,17 +173,16 @@ const QUOTAS = z
     ),
     expected("table"),
   )
-  .transform(
-    (q): QuotaConfig =>
-      Object.fromEntries(
-        Object.entries(q).map(([pattern, l]): [string, QuotaLimit] => [
-          pattern,
-          {
-            ...(l.per_turn !== undefined && { perTurn: l.per_turn }),
-            ...(l.per_session !== undefined && { perSession: l.per_session }),
-          },
-        ]),
-      ),
+  .transform((q): QuotaConfig =>
+    Object.fromEntries(
+      Object.entries(q).map(([pattern, l]): [string, QuotaLimit] => [
+        pattern,
+        {
+          ...(l.per_turn !== undefined && { perTurn: l.per_turn }),
+          ...(l.per_session !== undefined && { perSession: l.per_session }),
+        },
+      ]),
+    ),
   );
 
 const PERMISSION_MODES = [

@@ -10,7 +10,11 @@ import type { PreparedCall } from "./preparedCall.js";
  * (DESIGN section 18), then validated against the schema the model saw; other payloads pass
  * their own fields. Everything after this sees only valid arguments.
  */
-export function callArguments<Ctx>(p: PreparedCall<Ctx>, validate: ArgumentValidator | null, turn: TurnContext): unknown {
+export function callArguments<Ctx>(
+  p: PreparedCall<Ctx>,
+  validate: ArgumentValidator | null,
+  turn: TurnContext,
+): unknown {
   const payload = p.call.payload;
   switch (payload.kind) {
     case "function":

@@ -40,8 +40,7 @@ export function dispatch<Ctx, T>(p: PreparedCall<Ctx>, host: DispatchHost<Ctx, T
     // Suggested, never run: the model may have meant something else, and it may mutate.
     const suggestion = suggestTool(call.toolName, p.scope.offered());
     settleText(p, texts.unsupportedCall(call.toolName, call.payload.kind === "custom", suggestion));
-  }
-  else {
+  } else {
     const refusal = p.scope.unavailable?.(call.toolName, tool);
     if (refusal === undefined) check(p, tool, host, at);
     else settleText(p, refusal);

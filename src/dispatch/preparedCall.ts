@@ -36,8 +36,11 @@ export interface DispatchHost<Ctx, T> {
   readonly context: Ctx;
   /** Emit `tool_call_begin` when the handler starts (the runtime does; a bare `router.dispatch` never did). */
   readonly announcesBegin: boolean;
-  /** The runtime's turn id, which per-turn quotas count by (a resumed turn keeps its counts); else the turn context. */
-  readonly turnId?: string;
+  /**
+   * A journaled turn's id, which per-turn quotas count by (its resume is the same turn);
+   * undefined: they count by the turn context.
+   */
+  readonly turnId?: string | undefined;
   /** The call's answer: its output, or the failure output every non-fatal error becomes. */
   settled(owner: T, item: ResponseInputItem, success: boolean): void;
   /** What the pipeline could not answer: a `Fatal` error (the turn ends), or an error while answering. */

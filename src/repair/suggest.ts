@@ -16,7 +16,7 @@ export function suggestTool(name: string, offered: readonly string[]): string | 
 }
 
 /** One insertion, deletion, substitution or swap of neighbours turns `a` into `b`. */
-export function oneEditApart(a: string, b: string): boolean {
+function oneEditApart(a: string, b: string): boolean {
   if (a === b || Math.abs(a.length - b.length) > 1) return false;
   let i = 0;
   while (i < a.length && a[i] === b[i]) i++;

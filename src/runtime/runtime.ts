@@ -91,7 +91,8 @@ export class ToolCallRuntime<Ctx = unknown> {
       turn: this.turn,
       context: opts.context as Ctx,
       announcesBegin: true,
-      turnId: this.turnId,
+      // A journaled turn's id is the turn (its resume too); another runtime's turn is its context.
+      turnId: this.log && this.turnId,
       settled: (record, item, success) => {
         try {
           this.answers.dispatched(record, item, success, this.endOf(record));

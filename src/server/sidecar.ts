@@ -207,7 +207,15 @@ export class SidecarServer {
       await this.close();
       return {};
     }
-    const known = ["turn/start", "turn/resume", "turn/submit", "turn/drain", "turn/abort", "call/cancel", "session/usage"];
+    const known = [
+      "turn/start",
+      "turn/resume",
+      "turn/submit",
+      "turn/drain",
+      "turn/abort",
+      "call/cancel",
+      "session/usage",
+    ];
     if (!known.includes(method)) throw new JsonRpcError(JsonRpcErrorCode.MethodNotFound, `Method not found: ${method}`);
     // Requests sent right behind `initialize` wait for it, in order.
     if (!this.session && this.opening) await this.opening.catch(() => undefined);
