@@ -2,16 +2,15 @@
  * A model repeating itself (opencode's "doom loop"): the same tool with the same arguments,
  * answered with the same output, `limit` times in a row in a session. The next such call is
  * answered instead of run. Any other call that runs, or another output, starts the count again.
- * Cheap: the same argument text is the same call without a look inside; arguments are
- * normalized only when the tool and the output match and the texts differ.
+ * Cheap: the same argument text is the same call without a look inside; parsed arguments are
+ * compared only when the tool and the output match and the texts differ, and the first
+ * difference ends the comparison (no normalized copy is built).
  */
 export class LoopDetector {
   private tool: string | undefined;
   /** The arguments as the model wrote them (function and MCP calls), and as parsed. */
   private raw: string | undefined;
   private args: unknown;
-  /** `args` normalized, made when first compared. */
-  private key: string | undefined;
   private output: unknown;
   private count = 0;
 
@@ -34,7 +33,6 @@ export class LoopDetector {
     this.tool = tool;
     this.raw = raw;
     this.args = args;
-    this.key = undefined;
     this.output = output;
     this.count = 1;
   }
@@ -43,29 +41,33 @@ export class LoopDetector {
   private sameArgs(raw: string | undefined, args: unknown): boolean {
     if (raw !== undefined && raw === this.raw) return true;
     try {
-      return normalizedJson(args) === this.streakKey();
+      return sameJson(args, this.args);
     } catch {
       return false;
     }
   }
-
-  private streakKey(): string {
-    this.key ??= normalizedJson(this.args);
-    return this.key;
-  }
 }
 
-/** Outputs are text or content items (plain data): their JSON compares them. */
+/** Outputs are text or content items (plain data, shallow). */
 const sameOutput = (a: unknown, b: unknown): boolean =>
-  a === b || (typeof a !== "string" && typeof b !== "string" && JSON.stringify(a) === JSON.stringify(b));
+  a === b || (typeof a !== "string" && typeof b !== "string" && sameJson(a, b));
 
-/** Arguments in one spelling: keys sorted at every level, so `{"b":1,"a":2}` is `{"a":2,"b":1}`. */
-export function normalizedJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(normalizedJson).join(",")}]`;
-  if (typeof value === "object" && value !== null) {
-    const keys = Object.keys(value).sort();
-    const record = value as Record<string, unknown>;
-    return `{${keys.map((k) => `${JSON.stringify(k)}:${normalizedJson(record[k])}`).join(",")}}`;
+/**
+ * The same JSON value, keys in any order at every level (`{"b":1,"a":2}` is `{"a":2,"b":1}`).
+ * Nesting deeper than the stack throws a RangeError.
+ */
+export function sameJson(a: unknown, b: unknown): boolean {
+  if (typeof a !== "object" || a === null || typeof b !== "object" || b === null) return a === b;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i])) return false;
+    return true;
   }
-  return JSON.stringify(value) ?? "null";
+  if (Array.isArray(b)) return false;
+  const keys = Object.keys(a);
+  if (keys.length !== Object.keys(b).length) return false;
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  for (const key of keys) if (!Object.hasOwn(y, key) || !sameJson(x[key], y[key])) return false;
+  return true;
 }

@@ -10,7 +10,7 @@ import {
   type TurnContext,
 } from "../../src/index.js";
 import { SessionLedger } from "../../src/ledger/index.js";
-import { LoopDetector, normalizedJson } from "../../src/ledger/loops.js";
+import { LoopDetector, sameJson } from "../../src/ledger/loops.js";
 import { Quotas } from "../../src/ledger/quotas.js";
 
 const call = (callId: string, name: string, args: unknown = {}) => ({
@@ -106,8 +106,15 @@ describe("loop detection (DESIGN section 18)", () => {
     expect(loops.repeats("t", "[[1]]", deep)).toBe(1);
   });
 
-  it("normalizes arguments with keys sorted at every level", () => {
-    expect(normalizedJson({ b: [{ d: 1, c: 2 }], a: "x" })).toBe('{"a":"x","b":[{"c":2,"d":1}]}');
+  it("compares arguments with keys in any order at every level, and nothing else loosely", () => {
+    expect(sameJson({ b: [{ d: 1, c: 2 }], a: "x" }, { a: "x", b: [{ c: 2, d: 1 }] })).toBe(true);
+    expect(sameJson({ b: [1, 2] }, { b: [2, 1] })).toBe(false);
+    expect(sameJson({ a: 1 }, { a: 1, b: 2 })).toBe(false);
+    expect(sameJson({ a: 1, c: 2 }, { a: 1, b: 2 })).toBe(false);
+    expect(sameJson({ a: "1" }, { a: 1 })).toBe(false);
+    expect(sameJson({ 0: "x" }, ["x"])).toBe(false);
+    expect(sameJson(["x"], { 0: "x" })).toBe(false);
+    expect(sameJson({ a: null }, { a: {} })).toBe(false);
   });
 
   it("rejects a loop limit that is not a non-negative integer", () => {
