@@ -210,4 +210,20 @@ describe("usage per tool (DESIGN section 18)", () => {
     expect(await s.runTurn([call("s1", "shell")], context)).toEqual([expect.stringMatching(/^denied by policy/)]);
     expect(s.router.usage()["shell"]).toMatchObject({ calls: 1, denials: 1, failures: 0 });
   });
+
+  it("calls run by router.dispatch, outside a runtime, count and feed loop detection", async () => {
+    const s = session({ loopLimit: 2 });
+    const dispatch = async (callId: string): Promise<unknown> => {
+      const built = s.router.buildToolCall(call(callId, "poll", { a: 1 }) as never);
+      const result = await s.router.dispatch(built!, { turn: s.turn(), signal: new AbortController().signal });
+      return result.item.output;
+    };
+    expect([await dispatch("d1"), await dispatch("d2"), await dispatch("d3")]).toEqual([
+      "same",
+      "same",
+      "this exact call ran 2 times with the same result; change the approach or the arguments",
+    ]);
+    expect(s.ran).toEqual(["d1", "d2"]);
+    expect(s.router.usage()["poll"]).toMatchObject({ calls: 3, denials: 1, failures: 0, bytes: 8 + 86 });
+  });
 });
