@@ -214,7 +214,7 @@ describe("usage per tool (DESIGN section 18)", () => {
   it("calls run by router.dispatch, outside a runtime, count and feed loop detection", async () => {
     const s = session({ loopLimit: 2 });
     const dispatch = async (callId: string): Promise<unknown> => {
-      const built = s.router.buildToolCall(call(callId, "poll", { a: 1 }) as never);
+      const built = s.router.buildToolCall(call(callId, "poll", { a: 1 }));
       const result = await s.router.dispatch(built!, { turn: s.turn(), signal: new AbortController().signal });
       return result.item.output;
     };

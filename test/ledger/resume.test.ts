@@ -41,7 +41,8 @@ function router(quotas: QuotaConfig, ran: string[]): ToolRouter {
   return new ToolRouter(registry, specs, undefined, { quotas });
 }
 
-const outputs = (items: ResponseInputItem[]): string[] => items.map((o) => String(o.output));
+const outputs = (items: ResponseInputItem[]): string[] =>
+  items.map((o) => (typeof o.output === "string" ? o.output : JSON.stringify(o.output)));
 
 /** Turn `t-1` journaled in a new directory: `w1` and `w2` ran and were drained, the turn not ended. */
 async function journaledTurn(r: ToolRouter): Promise<string> {
