@@ -86,8 +86,11 @@ function setup(lib: typeof Lib) {
     .pushSpecWithParallelSupport(SPEC, true)
     .registerHandler("noop", handler)
     .build();
-  return { lib, router: new lib.ToolRouter(registry, specs) };
+  return { lib, router: new lib.ToolRouter(registry, specs, undefined, NO_LOOP_DETECTION) };
 }
+
+/** One call with one result, repeated: loop detection (DESIGN section 18) would stop it; a build without it ignores the option. */
+const NO_LOOP_DETECTION = { loopLimit: 0 };
 
 const items = (prefix: string, n: number): Lib.FunctionCallItem[] =>
   Array.from({ length: n }, (_, i) => ({

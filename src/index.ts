@@ -75,6 +75,7 @@ export {
   FlagAlreadyReadyError,
   ReadinessFlag,
   ReadinessToken,
+  type ArgumentRepair,
   type DynamicToolResponse,
   type FileJournalOptions,
   type JournalEvent,
@@ -168,6 +169,8 @@ export {
   type ToolCallRuntimeOptions,
 } from "./runtime/index.js";
 export { createToolRouter, type CreateToolRouterOptions, type ToolsConfig } from "./toolset.js";
+// forgiving where it is safe (DESIGN section 18): what each tool cost, quotas
+export type { QuotaConfig, QuotaLimit, ToolUsage } from "./ledger/index.js";
 
 // MCP
 export {

@@ -18,6 +18,7 @@ import {
   type ToolSpecInput,
 } from "./registry/index.js";
 import { ToolRouter } from "./router/index.js";
+import type { QuotaConfig } from "./ledger/index.js";
 import { SpillStore } from "./turn/index.js";
 import { applyPatchToolFactory, type ApplyPatchToolConfig } from "./handlers/apply_patch/index.js";
 import { dynamicToolsFactory, type DynamicToolsConfig } from "./handlers/dynamic/index.js";
@@ -70,6 +71,12 @@ export interface ToolsConfig
    * naming the file (read_file pages it); removed by `router.close()`. Default: none.
    */
   spillDir?: string;
+  /** Repair malformed function arguments where the meaning is certain (DESIGN section 18); default true. */
+  repair?: boolean;
+  /** The same call with the same result this many times in a row is answered, not run; 0: off; default 5. */
+  loopLimit?: number;
+  /** Tool name or `*` pattern -> `{ perTurn, perSession }`: how often its calls may run. */
+  quotas?: QuotaConfig;
 }
 
 /** What each preset sets (DESIGN section 9). */
@@ -178,5 +185,8 @@ export async function createToolRouter<Ctx = unknown>(
     closers: [...closers],
     ...(ctx.spill && { spill: ctx.spill }),
     ...(ctx.activation && { activation: ctx.activation }),
+    ...(config.repair !== undefined && { repair: config.repair }),
+    ...(config.loopLimit !== undefined && { loopLimit: config.loopLimit }),
+    ...(config.quotas !== undefined && { quotas: config.quotas }),
   });
 }

@@ -78,6 +78,7 @@ describe("README examples", () => {
       "durable",
       "dynamic",
       "embed",
+      "forgiving",
       "groups",
       "hooks",
       "mcp_capabilities",
@@ -238,6 +239,13 @@ describe("README examples", () => {
       "apply_patch read_file list_dir grep_files view_image update_plan reset_tools",
       "",
     ]);
+  });
+
+  it("the forgiving example prints what docs/forgiving.md says it prints", async () => {
+    const page = await readFile(join(root, "docs/forgiving.md"), "utf8");
+    const printed = /prints\n\n```text\n([\s\S]*?)```/.exec(page)?.[1];
+    expect(printed).toBeDefined();
+    expect(await runExample((await readmeExamples()).get("forgiving")!)).toBe(printed);
   });
 
   it("the dynamic tool example is answered from onEvent", async () => {

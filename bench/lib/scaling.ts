@@ -12,7 +12,7 @@
 import type * as Lib from "../../src/index.js";
 import type { FunctionCallItem, ToolRouter } from "../../src/index.js";
 import { meanOver } from "./stats.js";
-import { NOOP_SPEC, assertAllSucceeded, bareBatch, batch, handlerOf, noop } from "./tools.js";
+import { NO_LOOP_DETECTION, NOOP_SPEC, assertAllSucceeded, bareBatch, batch, handlerOf, noop } from "./tools.js";
 
 /** Calls per turn, smallest first: the first size is the reference the others are divided by. */
 export const SCALING_SIZES = [100, 1_000, 10_000, 100_000] as const;
@@ -59,7 +59,7 @@ export function scalingSubject(lib: typeof Lib): ScalingSubject {
       handle: async () => (await opened, { kind: "function", body: "ok" }),
     })
     .build();
-  const router: ToolRouter = new lib.ToolRouter(registry, specs);
+  const router: ToolRouter = new lib.ToolRouter(registry, specs, undefined, NO_LOOP_DETECTION);
   const queuedItems = batch("q", QUEUED, "noop", { n: 1 });
   const blockItem: FunctionCallItem = { type: "function_call", call_id: "block", name: "block", arguments: '{"n":1}' };
 

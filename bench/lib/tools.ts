@@ -46,6 +46,13 @@ export function handlerOf(fn: (args: never) => Promise<string>): ToolHandler {
   return { kind: "function", handle: async (inv) => ({ kind: "function", body: await fn(inv.args as never) }) };
 }
 
+/**
+ * The benchmarks repeat one call with one result on purpose, which loop detection (DESIGN
+ * section 18) would answer instead of running after five: it is off in their routers. A
+ * build from before it ignores the option.
+ */
+export const NO_LOOP_DETECTION = { loopLimit: 0 };
+
 /** A router with `noop` and `wait`, both parallel-safe. */
 export function benchRouter(): ToolRouter {
   const { specs, registry } = new lib.ToolRegistryBuilder()
@@ -54,7 +61,7 @@ export function benchRouter(): ToolRouter {
     .pushSpecWithParallelSupport(WAIT_SPEC, true)
     .registerHandler("wait", handlerOf(wait))
     .build();
-  return new lib.ToolRouter(registry, specs);
+  return new lib.ToolRouter(registry, specs, undefined, NO_LOOP_DETECTION);
 }
 
 export function functionCall(callId: string, name: string, args: unknown): FunctionCallItem {

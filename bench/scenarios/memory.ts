@@ -7,7 +7,7 @@ import { lib } from "../lib/lib.js";
 import { metric } from "../lib/report.js";
 import { measure, medianOf, type Scenario } from "../lib/scenario.js";
 import { rawSpawn } from "../lib/spawn.js";
-import { NOOP_SPEC, batch } from "../lib/tools.js";
+import { NO_LOOP_DETECTION, NOOP_SPEC, batch } from "../lib/tools.js";
 
 const QUEUED = 10_000;
 const BIG_BYTES = 50_000_000;
@@ -78,7 +78,7 @@ export const memory: Scenario = {
       .pushSpecWithParallelSupport(NOOP_SPEC, true)
       .registerHandler("noop", { kind: "function", handle: async () => ({ kind: "function", body: await current() }) })
       .build();
-    const router = new lib.ToolRouter(registry, specs);
+    const router = new lib.ToolRouter(registry, specs, undefined, NO_LOOP_DETECTION);
     const shellRouter = await lib.createToolRouter({ shell: "shell" });
     // Side measurements taken during the measured runs, reported as metrics.
     const rssPerCall: Record<string, number[]> = { ours: [], bare: [] };

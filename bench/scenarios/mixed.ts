@@ -10,7 +10,7 @@ import { lib } from "../lib/lib.js";
 import { seededRandom, timeMs } from "../lib/stats.js";
 import { metric } from "../lib/report.js";
 import { measure, medianOf, type Scenario } from "../lib/scenario.js";
-import { functionCall } from "../lib/tools.js";
+import { NO_LOOP_DETECTION, functionCall } from "../lib/tools.js";
 
 export interface TraceCall {
   exclusive: boolean;
@@ -109,7 +109,7 @@ function traceRouter(checker: { current: ScheduleChecker | undefined }): ToolRou
     .pushSpec({ type: "function", name: "exclusive_sleep", description: "Sleeps, exclusive.", parameters })
     .registerHandler("exclusive_sleep", handler)
     .build();
-  return new lib.ToolRouter(registry, specs);
+  return new lib.ToolRouter(registry, specs, undefined, NO_LOOP_DETECTION);
 }
 
 /** The bare reference: runs of shared calls as `Promise.all` chunks of `cap`, exclusives alone. */

@@ -157,6 +157,7 @@ async function parseCliConfig(
   // Relative to the config file, as the user wrote them.
   const base = path.dirname(path.resolve(file));
   const tools: ToolsConfig = { ...d.tools };
+  if (d.quotas !== undefined) tools.quotas = d.quotas;
   if (tools.skills) tools.skills = tools.skills.map((p) => path.resolve(base, p));
   if (tools.spillDir !== undefined) tools.spillDir = path.resolve(base, tools.spillDir);
   const runtime = runtimeSettings(d, file, tools);

@@ -10,6 +10,7 @@
  * may do); elsewhere they are warned and skipped, so a newer config still loads.
  */
 import * as z from "zod/v4";
+import type { QuotaConfig, QuotaLimit } from "../ledger/index.js";
 import type { PermissionMode, PermissionPolicy } from "../policy/index.js";
 import type { EnvironmentPolicy } from "../protocol/index.js";
 import type { ToolsConfig } from "../toolset.js";
@@ -76,6 +77,8 @@ const TOOLS = table(
     skills: nonEmptyStrings().optional(),
     spill_dir: nonEmpty().optional(),
     defer_tools: boolean().optional(),
+    repair: boolean().optional(),
+    loop_limit: integer(0, 1_000_000).optional(),
     groups: z
       .record(
         z.string(),
@@ -116,6 +119,8 @@ const TOOLS = table(
   set("requestUserInput", t.request_user_input);
   set("shellNonSafeExclusive", t.shell_non_safe_exclusive);
   set("deferTools", t.defer_tools);
+  set("repair", t.repair);
+  set("loopLimit", t.loop_limit);
   set("execTimeoutMs", t.exec_timeout_ms);
   set("userInputTimeoutMs", t.user_input_timeout_ms);
   set("imageDetail", t.image_detail);
@@ -151,6 +156,34 @@ const RUNTIME = table(
   },
   "warn",
 );
+
+/**
+ * `[quotas]` (DESIGN section 18): tool name or `*` pattern -> `{ per_turn, per_session }`. A
+ * misspelt limit would silently allow every call: unknown keys are errors.
+ */
+const QUOTAS = z
+  .record(
+    z.string().min(1, expected("a non-empty tool name or pattern")),
+    table(
+      {
+        per_turn: integer(0, Number.MAX_SAFE_INTEGER).optional(),
+        per_session: integer(0, Number.MAX_SAFE_INTEGER).optional(),
+      },
+      "error",
+    ),
+    expected("table"),
+  )
+  .transform((q): QuotaConfig =>
+    Object.fromEntries(
+      Object.entries(q).map(([pattern, l]): [string, QuotaLimit] => [
+        pattern,
+        {
+          ...(l.per_turn !== undefined && { perTurn: l.per_turn }),
+          ...(l.per_session !== undefined && { perSession: l.per_session }),
+        },
+      ]),
+    ),
+  );
 
 const PERMISSION_MODES = [
   "default",
@@ -267,6 +300,7 @@ const DOCKER = table(
 const SECTIONS = {
   tools: TOOLS.optional(),
   runtime: RUNTIME.optional(),
+  quotas: QUOTAS.optional(),
   permissions: PERMISSIONS.optional(),
   // Checked by the policy layer (validateHookConfig).
   hooks: z.unknown().optional(),

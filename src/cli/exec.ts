@@ -13,6 +13,7 @@ import { ConfigError } from "./config.js";
 import { detectFormat, itemsOf, outputValues, type WireFormat } from "./formats.js";
 import { sandboxWarning } from "./sandbox.js";
 import { CallTimeline, timelineSvg } from "./timeline.js";
+import { usageTable } from "./usageTable.js";
 import {
   exitCodeFor,
   EXIT_FATAL,
@@ -36,6 +37,8 @@ export interface ExecOptions extends CommonOptions {
   journalDir?: string | undefined;
   /** Resume this journaled turn (with `journalDir`). */
   resumeTurnId?: string | undefined;
+  /** Print what each tool cost as a table on stderr at the end. */
+  usage?: boolean | undefined;
 }
 
 function say(message: string): void {
@@ -172,6 +175,7 @@ export async function runExec(opts: ExecOptions): Promise<number> {
         .map((o) => `${JSON.stringify(o)}\n`)
         .join(""),
     );
+    if (opts.usage === true) process.stderr.write(usageTable(router.usage()));
     if (timeline && opts.timelineFile !== undefined) {
       try {
         await writeFile(path.resolve(opts.timelineFile), timelineSvg(timeline.calls, "toolcall exec"));

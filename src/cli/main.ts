@@ -46,6 +46,8 @@ JSONL, in call order. Nobody answers approvals here: a call that needs one is re
 
   --events FILE      write every tool event to FILE as JSONL
   --timeline FILE    draw the turn's calls as an SVG Gantt chart (waiting, running, exclusive)
+  --usage            print what each tool cost (calls, failures, denials, repairs, handler
+                     time, output bytes and tokens) as a table on stderr at the end
   --format FORMAT    responses | chat | anthropic: lines in and out in that provider's shape
                      (a Chat assistant message or tool call in, a role "tool" message out; an
                      Anthropic message or tool_use block in, a tool_result block out);
@@ -266,6 +268,7 @@ const commands: Record<string, Command> = {
         timeline: { type: "string" },
         journal: { type: "string" },
         resume: { type: "string" },
+        usage: { type: "boolean" },
       },
       1,
     );
@@ -281,6 +284,7 @@ const commands: Record<string, Command> = {
       timelineFile: values.timeline,
       journalDir: values.journal,
       resumeTurnId: values.resume,
+      usage: values.usage === true,
     });
   },
   serve: async (args) => {

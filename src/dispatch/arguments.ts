@@ -1,21 +1,26 @@
-import type { ToolCall } from "../protocol/index.js";
-import { parseArguments, validateArguments, type ArgumentValidator } from "../registry/index.js";
+import { FunctionCallError, type ToolCall } from "../protocol/index.js";
+import type { ArgumentValidator } from "../registry/index.js";
+import { prepareArguments, reportRepairs } from "../repair/index.js";
+import type { TurnContext } from "../turn/index.js";
+import type { PreparedCall } from "./preparedCall.js";
 
 /**
  * Step b of DESIGN section 3: what the handler gets as `inv.args`. Function and MCP arguments are
- * parsed, then validated against the schema the model saw; other payloads pass their own fields.
- * A step that mends arguments before they are judged (repair, DESIGN section 18) goes between
- * the parse and the validation here: everything after it sees only valid arguments.
+ * parsed, repaired where JSON.parse or the schema refused them and the meaning is certain
+ * (DESIGN section 18), then validated against the schema the model saw; other payloads pass
+ * their own fields. Everything after this sees only valid arguments.
  */
-export function callArguments(call: ToolCall, validate: ArgumentValidator | null): unknown {
-  const payload = call.payload;
+export function callArguments<Ctx>(
+  p: PreparedCall<Ctx>,
+  validate: ArgumentValidator | null,
+  turn: TurnContext,
+): unknown {
+  const payload = p.call.payload;
   switch (payload.kind) {
     case "function":
-    case "mcp": {
-      const args = parseArguments(payload.kind === "function" ? payload.arguments : payload.rawArguments);
-      validateArguments(call.toolName, args, validate);
-      return args;
-    }
+      return repaired(p, payload.arguments, validate, turn);
+    case "mcp":
+      return repaired(p, payload.rawArguments, validate, turn);
     case "custom":
       return payload.input;
     case "local_shell":
@@ -28,6 +33,25 @@ export function callArguments(call: ToolCall, validate: ArgumentValidator | null
     case "apply_patch_call":
       return payload.operation;
   }
+}
+
+/**
+ * Parsed, repaired where certain and validated. A repair is told at once (event, debug log) and
+ * kept on the call, whose answer then starts with the note; a call still invalid after repair
+ * is refused with the note in its text.
+ */
+function repaired<Ctx>(
+  p: PreparedCall<Ctx>,
+  raw: string,
+  validate: ArgumentValidator | null,
+  turn: TurnContext,
+): unknown {
+  const { call } = p;
+  const prepared = prepareArguments(call.toolName, raw, validate, p.scope.repair);
+  if (prepared.repairs.length > 0) reportRepairs(turn, call, prepared.repairs);
+  if (prepared.error !== undefined) throw FunctionCallError.respondToModel(prepared.error);
+  if (prepared.repairs.length > 0) p.repairs = prepared.repairs;
+  return prepared.args;
 }
 
 /**

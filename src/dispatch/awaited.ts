@@ -18,7 +18,8 @@ export interface DispatchResult {
 
 /**
  * One prepared call through the pipeline as a promise, outside any runtime (`router.dispatch`):
- * no lock, no deadline; `opts.signal` aborts it. Rejects only with a `Fatal` error.
+ * no lock, no deadline; `opts.signal` aborts it; counted in the router's usage. Rejects only
+ * with a `Fatal` error.
  */
 export function dispatchAwaited<Ctx>(prepared: PreparedCall<Ctx>, opts: DispatchOptions<Ctx>): Promise<DispatchResult> {
   const { signal } = opts;
@@ -34,7 +35,10 @@ export function dispatchAwaited<Ctx>(prepared: PreparedCall<Ctx>, opts: Dispatch
       announcesBegin: false,
       settled: (_, item, success) => {
         signal.removeEventListener("abort", onAbort);
-        resolve({ item, success, timing: { gateWaitMs: prepared.gateWaitMs, handlerMs: prepared.handlerMs } });
+        const timing = { gateWaitMs: prepared.gateWaitMs, handlerMs: prepared.handlerMs };
+        // Usage and loops hear it as they hear a runtime's answers (DESIGN section 18).
+        prepared.scope.ledger.settled(prepared, { toolName: prepared.call.toolName, item, success, timing });
+        resolve({ item, success, timing });
       },
       failed: (_, err) => {
         signal.removeEventListener("abort", onAbort);

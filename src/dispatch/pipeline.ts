@@ -8,6 +8,7 @@ import {
 } from "../protocol/index.js";
 import { policyStage, postToolUse, postToolUseFailure } from "../policy/index.js";
 import { handlerMatchesKind, type RegisteredTool } from "../registry/index.js";
+import { suggestTool, withRepairNote } from "../repair/index.js";
 import { emitEvent, overBudget, truncateBodySpilling } from "../turn/index.js";
 import { now } from "../util/index.js";
 import { answerItem, failureItem, failureText } from "./answer.js";
@@ -35,15 +36,21 @@ export function dispatch<Ctx, T>(p: PreparedCall<Ctx>, host: DispatchHost<Ctx, T
   p.owner = owner;
   const { call, tool } = p;
   if (p.unresolved !== undefined) fail(p, p.unresolved);
-  else if (!tool) settleText(p, texts.unsupportedCall(call.toolName, call.payload.kind === "custom"));
-  else {
+  else if (!tool) {
+    // Suggested, never run: the model may have meant something else, and it may mutate.
+    const suggestion = suggestTool(call.toolName, p.scope.offered());
+    settleText(p, texts.unsupportedCall(call.toolName, call.payload.kind === "custom", suggestion));
+  } else {
     const refusal = p.scope.unavailable?.(call.toolName, tool);
     if (refusal === undefined) check(p, tool, host, at);
     else settleText(p, refusal);
   }
 }
 
-/** Steps a and b: the payload kind, the arguments; then straight to the handler when nothing may wait. */
+/**
+ * Steps a and b: the payload kind, the arguments; the session ledger (a quota, a loop: DESIGN
+ * section 18) may answer the call instead; then straight to the handler when nothing may wait.
+ */
 function check<Ctx>(
   p: PreparedCall<Ctx>,
   tool: RegisteredTool<Ctx>,
@@ -56,14 +63,16 @@ function check<Ctx>(
   let risk: unknown;
   let direct: boolean;
   let mutating: boolean | Promise<boolean> = false;
+  let refusal: string | undefined;
   try {
     if (!handlerMatchesKind(tool.handler, call.payload)) {
       throw FunctionCallError.fatal(texts.incompatiblePayload(call.toolName));
     }
     risk = turn.permissions?.riskField === true ? takeRisk(call) : undefined;
-    invocation = new Invocation(p, turn, host.context, callArguments(call, tool.validate));
-    // A check that answers a valid call without running it (a loop, a quota) goes here.
-    if (tool.handler.isMutating) mutating = tool.handler.isMutating(invocation);
+    invocation = new Invocation(p, turn, host.context, callArguments(p, tool.validate, turn));
+    // Quotas and loops: before the policy stage asks anyone.
+    refusal = p.scope.ledger.admit(call, invocation.args, turn, host.turnId ?? turn, p.repairs !== undefined);
+    if (refusal === undefined && tool.handler.isMutating) mutating = tool.handler.isMutating(invocation);
     // Nothing to wait for before the handler (no policy, classified at once, the gate open for a
     // mutating call): no promise before the handler's own.
     direct =
@@ -75,14 +84,20 @@ function check<Ctx>(
     fail(p, err);
     return;
   }
+  if (refusal !== undefined) {
+    settleText(p, refusal);
+    return;
+  }
   if (direct) {
     start(p, tool, invocation, at ?? now());
     return;
   }
   admit(p, tool, invocation, risk, mutating).then(
     (admitted) => {
-      if (typeof admitted === "string") settleText(p, admitted);
-      else startUnlessAborted(p, tool, admitted);
+      if (typeof admitted === "string") {
+        p.scope.ledger.denied(call);
+        settleText(p, admitted);
+      } else startUnlessAborted(p, tool, admitted);
     },
     (err: unknown) => {
       fail(p, err);
@@ -277,5 +292,5 @@ function fail<Ctx>(p: PreparedCall<Ctx>, err: unknown): void {
  */
 function settle<Ctx>(p: PreparedCall<Ctx>, item: ResponseInputItem, success: boolean): void {
   if (p.handlerMs === 0) p.handlerMs = p.handlerTime(now());
-  p.host.settled(p.owner, item, success);
+  p.host.settled(p.owner, p.repairs ? withRepairNote(item, p.repairs) : item, success);
 }

@@ -1,7 +1,8 @@
 import type { Logger } from "pino";
 import { texts, type ResponseInputItem, type ToolCall } from "../protocol/index.js";
 import type { PolicySubject, RegisteredTool, ToolInvocation } from "../registry/index.js";
-import type { SpillStore, TurnContext } from "../turn/index.js";
+import type { SessionLedger } from "../ledger/index.js";
+import type { ArgumentRepair, SpillStore, TurnContext } from "../turn/index.js";
 import { errorText } from "../util/index.js";
 
 /**
@@ -18,6 +19,12 @@ export interface DispatchScope<Ctx> {
    * group); absent when the router has no tool groups (no call per call then).
    */
   readonly unavailable: ((toolName: string, tool: RegisteredTool<Ctx>) => string | undefined) | undefined;
+  /** Repair malformed arguments where the meaning is certain (DESIGN section 18). */
+  readonly repair: boolean;
+  /** The session's quotas, loops and usage (DESIGN section 18). */
+  readonly ledger: SessionLedger;
+  /** The names of the tools offered now: an unknown name may fold to one of them. */
+  offered(): string[];
 }
 
 /**
@@ -29,6 +36,11 @@ export interface DispatchHost<Ctx, T> {
   readonly context: Ctx;
   /** Emit `tool_call_begin` when the handler starts (the runtime does; a bare `router.dispatch` never did). */
   readonly announcesBegin: boolean;
+  /**
+   * A journaled turn's id, which per-turn quotas count by (its resume is the same turn);
+   * undefined: they count by the turn context.
+   */
+  readonly turnId?: string | undefined;
   /** The call's answer: its output, or the failure output every non-fatal error becomes. */
   settled(owner: T, item: ResponseInputItem, success: boolean): void;
   /** What the pipeline could not answer: a `Fatal` error (the turn ends), or an error while answering. */
@@ -54,6 +66,8 @@ export class PreparedCall<Ctx = unknown> {
   startedAt: number | undefined;
   gateWaitMs = 0;
   handlerMs = 0;
+  /** What repair did to its arguments (DESIGN section 18): its answer's first line says so. */
+  repairs: readonly ArgumentRepair[] | undefined;
   private abortReason: unknown;
   private controller: AbortController | undefined;
   /** `onAbort` listeners: most calls have none, an MCP call one. */

@@ -5,8 +5,9 @@ import { formatSeconds, formatSecondsExact } from "../util/index.js";
  * Codex read these exact words, so they change here or nowhere.
  */
 export const texts = {
-  unsupportedCall: (name: string, custom: boolean): string =>
-    custom ? `unsupported custom tool call: ${name}` : `unsupported call: ${name}`,
+  /** `suggestion`: the one offered tool the name folds to (DESIGN section 18); it is not run. */
+  unsupportedCall: (name: string, custom: boolean, suggestion?: string): string =>
+    `${custom ? "unsupported custom tool call" : "unsupported call"}: ${name}${suggestion === undefined ? "" : `. Did you mean ${suggestion}?`}`,
   unsupportedItemType: (type: string, callId: string | undefined): string =>
     `unsupported item type ${type}${callId === undefined ? "" : ` (call ${callId})`}: no tool answers it`,
   incompatiblePayload: (name: string): string => `tool ${name} invoked with incompatible payload`,
@@ -14,6 +15,15 @@ export const texts = {
   argumentsNotJson: (parserMessage: string): string => `failed to parse function arguments: ${parserMessage}`,
   invalidArguments: (name: string, problems: readonly string[]): string =>
     `invalid arguments for ${name}: ${problems.join("; ")}`,
+  /** Repair, loops and quotas (DESIGN section 18). */
+  argumentsRepaired: (what: readonly string[]): string => `note: arguments were repaired: ${what.join("; ")}`,
+  didYouMeanProperty: (problem: string, property: string): string => `${problem} (did you mean ${property}?)`,
+  unknownProperty: (path: string, property: string): string =>
+    `${path} is not a known property (did you mean ${property}?)`,
+  loopDetected: (count: number): string =>
+    `this exact call ran ${count} times with the same result; change the approach or the arguments`,
+  quotaExceeded: (tool: string, limit: number, per: "turn" | "session"): string =>
+    `quota exceeded: ${tool} may run ${limit} times per ${per}`,
   toolFailed: (name: string, message: string | undefined): string =>
     `tool ${name} failed: ${message ?? "unknown error"}`,
   malformedOutput: (name: string, problem: string): string =>

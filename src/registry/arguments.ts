@@ -4,7 +4,6 @@ import type { Ajv2019 } from "ajv/dist/2019.js";
 import type { Ajv2020 } from "ajv/dist/2020.js";
 import type { Logger } from "pino";
 import { FunctionCallError, texts, type JsonSchema } from "../protocol/index.js";
-import { errorMessage } from "../util/index.js";
 
 /** Each dialect has its own class over ajv's core. */
 type AnyAjv = Ajv | Ajv2019 | Ajv2020;
@@ -20,8 +19,14 @@ const addFormats = (ajv: AnyAjv): void => {
 
 export type SchemaDialect = "draft-07" | "2019-09" | "2020-12";
 
-/** Validates parsed arguments; returns the model-facing problems, empty when valid. */
-export type ArgumentValidator = (args: unknown) => string[];
+/**
+ * Validates parsed arguments; returns the model-facing problems, empty when valid. `schema`:
+ * what it checks, for repair (DESIGN section 18) to read which types the tool wants.
+ */
+export interface ArgumentValidator {
+  (args: unknown): string[];
+  readonly schema?: JsonSchema;
+}
 
 function makeAjv(dialect: SchemaDialect): AnyAjv {
   const options = {
@@ -88,10 +93,11 @@ export class SchemaValidatorCache {
     if (cached !== undefined) return cached;
     // undefined: not compiled yet; null: does not compile, arguments pass unchecked.
     let validate: ValidateFunction | null | undefined;
-    const validator: ArgumentValidator = (args) => {
+    const check = (args: unknown): string[] => {
       validate ??= this.compile(schema, toolName, fallback);
       return validate === null || validate(args) ? [] : (validate.errors ?? []).map(describeSchemaError);
     };
+    const validator: ArgumentValidator = Object.assign(check, { schema });
     this.validators.set(schema, validator);
     return validator;
   }
@@ -115,19 +121,6 @@ export class SchemaValidatorCache {
       this.logger?.warn({ err, toolName }, "tool schema does not compile; arguments are not validated");
       return null;
     }
-  }
-}
-
-/** Parses a function's argument string; the empty string means `{}`. */
-export function parseArguments(raw: unknown): unknown {
-  if (typeof raw !== "string") {
-    throw FunctionCallError.respondToModel(texts.argumentsNotString);
-  }
-  if (raw.trim() === "") return {};
-  try {
-    return JSON.parse(raw) as unknown;
-  } catch (err) {
-    throw FunctionCallError.respondToModel(texts.argumentsNotJson(errorMessage(err)));
   }
 }
 

@@ -25,6 +25,7 @@ import {
   type ToolActivation,
   type ToolRegistry,
 } from "../registry/index.js";
+import { SessionLedger, type QuotaConfig, type ToolUsage } from "../ledger/index.js";
 import type { SpillStore } from "../turn/index.js";
 import { errorText } from "../util/index.js";
 import { buildCall, ToolCallFailure, type BuiltToolCall } from "./buildToolCall.js";
@@ -49,6 +50,8 @@ export class ToolRouter<Ctx = unknown> {
   readonly sessionId: string = randomUUID();
   /** What every call this router prepares shares in dispatch. */
   private readonly scope: DispatchScope<Ctx>;
+  /** Quotas, loop detection and each tool's usage in this session (DESIGN section 18); the runtime reports answers to it. */
+  readonly ledger: SessionLedger;
 
   constructor(
     private readonly registry: ToolRegistry<Ctx>,
@@ -59,18 +62,36 @@ export class ToolRouter<Ctx = unknown> {
       closers?: ReadonlyArray<() => Promise<void>>;
       spill?: SpillStore;
       activation?: ToolActivation;
+      /** Repair malformed arguments where the meaning is certain; default true. */
+      repair?: boolean;
+      /** Tool name or `*` pattern -> `{ perTurn, perSession }` calls allowed. */
+      quotas?: QuotaConfig;
+      /** The same call with the same result this many times in a row is not run again; 0: off; default 5. */
+      loopLimit?: number;
     } = {},
   ) {
     this.validators = new SchemaValidatorCache(opts.logger);
     this.logger = opts.logger;
     this.closers = opts.closers ?? [];
     this.activation = opts.activation;
+    this.ledger = new SessionLedger({
+      ...(opts.quotas && { quotas: opts.quotas }),
+      ...(opts.loopLimit !== undefined && { loopLimit: opts.loopLimit }),
+    });
     this.scope = {
       sessionId: this.sessionId,
       spill: opts.spill,
       logger: opts.logger,
       unavailable: opts.activation ? (toolName, tool) => this.unavailable(toolName, tool) : undefined,
+      repair: opts.repair !== false,
+      ledger: this.ledger,
+      offered: () => this.specs().map((c) => specName(c.spec)),
     };
+  }
+
+  /** What each tool cost in this session: calls, failures, denials, repairs, handler time, output size. */
+  usage(): Record<string, ToolUsage> {
+    return this.ledger.usage();
   }
 
   /**

@@ -1,3 +1,4 @@
+import { outputTokens, type SessionLedger } from "../ledger/index.js";
 import { FunctionCallError, responseItemFor, texts, type ResponseInputItem } from "../protocol/index.js";
 import { emitEvent, truncateBody, type TurnContext } from "../turn/index.js";
 import { errorText, now } from "../util/index.js";
@@ -21,6 +22,8 @@ export class Answers<Ctx> {
     private readonly log: TurnLog | undefined,
     /** Keeps what a repeated call id needs of each call its drain takes. */
     acceptance: Acceptance<Ctx>,
+    /** The router's session ledger: usage and loops hear every answer (DESIGN section 18). */
+    private readonly ledger: SessionLedger,
   ) {
     this.drain = new Drain(acceptance);
   }
@@ -75,7 +78,7 @@ export class Answers<Ctx> {
   /** An answer a resumed turn's journal holds: handed out again, not journaled again. */
   recorded(record: CallRecord<Ctx>, item: ResponseInputItem, success: boolean, aborted: boolean): void {
     const outcome = record.settle(item, success, aborted, now());
-    if (outcome) this.handOut(record, outcome);
+    if (outcome) this.handOut(record, outcome, outputTokens(item));
   }
 
   /**
@@ -95,17 +98,19 @@ export class Answers<Ctx> {
   /** The call's one answer was just settled (undefined: it had been already). */
   private settled(record: CallRecord<Ctx>, outcome: ToolCallOutcome | undefined): void {
     if (!outcome) return;
+    // Usage, loops: every answer, once, whoever gave it; now, while the call still holds its invocation.
+    const tokens = this.ledger.settled(record.prepared, outcome);
     // Journaled: nobody is handed the output before its record is durable.
     if (this.log)
       this.log.outcome(outcome, () => {
-        this.handOut(record, outcome);
+        this.handOut(record, outcome, tokens);
       });
-    else this.handOut(record, outcome);
+    else this.handOut(record, outcome, tokens);
   }
 
-  private handOut(record: CallRecord<Ctx>, outcome: ToolCallOutcome): void {
+  private handOut(record: CallRecord<Ctx>, outcome: ToolCallOutcome, tokens: number): void {
     record.handOut();
     this.drain.settled(record);
-    this.reports.settled(outcome);
+    this.reports.settled(outcome, tokens);
   }
 }

@@ -39,8 +39,8 @@ export class CallReports {
     this.tracing?.begin(callId, toolName, kind, exclusive);
   }
 
-  /** A call settled (once). */
-  settled(outcome: ToolCallOutcome): void {
+  /** A call settled (once); `tokens`: its output's estimated size for the model. */
+  settled(outcome: ToolCallOutcome, tokens: number): void {
     const { turn } = this;
     this.tracing?.end(outcome);
     if (this.onOutcome) {
@@ -56,6 +56,6 @@ export class CallReports {
       turn.logger.debug({ callId, toolName, success, aborted, timing }, "tool call finished");
     }
     // The event object is built only when someone listens.
-    if (turn.onEvent) emitEvent(turn, { type: "tool_call_end", callId, toolName, success, aborted, timing });
+    if (turn.onEvent) emitEvent(turn, { type: "tool_call_end", callId, toolName, success, aborted, timing, tokens });
   }
 }

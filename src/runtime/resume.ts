@@ -39,6 +39,14 @@ export function restore(state: JournaledTurn, log: TurnLog, to: Restoring): void
   }
 }
 
+/**
+ * The tools of the journaled calls that ran (a `started` record: past the quotas, the policy
+ * and the gate) and will not run again: what a resumed turn's quotas count before it goes on.
+ */
+export function ranBefore(state: JournaledTurn): string[] {
+  return state.calls.filter((call) => call.started && resumeStep(call).kind !== "run").map((call) => call.tool);
+}
+
 /** The payload kind an item's answer takes (its output item's shape). */
 function payloadKindOf(item: ResponseItem | UnknownItem): PayloadKind {
   switch (item.type) {

@@ -21,7 +21,7 @@ import { Answers } from "./answers.js";
 import { CallRecord, type ToolCallOutcome } from "./callRecord.js";
 import { abortReason, runtimeLimits, turnIdOf, type SubmitResult, type ToolCallRuntimeOptions } from "./options.js";
 import { CallReports } from "./reports.js";
-import { loadTurn, restore } from "./resume.js";
+import { loadTurn, ranBefore, restore } from "./resume.js";
 import { CallScheduler } from "./scheduler.js";
 import { TurnLog } from "./turnLog.js";
 
@@ -59,12 +59,13 @@ export class ToolCallRuntime<Ctx = unknown> {
     this.reports = new CallReports(this.log ? { ...turn, callJournal: this.log } : turn, opts.onOutcome);
     this.turn = this.reports.turn;
     this.acceptance = new Acceptance(router, this.turn);
-    this.answers = new Answers(this.turn, this.reports, this.log, this.acceptance);
+    this.answers = new Answers(this.turn, this.reports, this.log, this.acceptance, router.ledger);
     this.scheduler = new CallScheduler(
       this.turn,
       this.answers,
       this.reports,
       opts.context as Ctx,
+      this.log && this.turnId,
       runtimeLimits(opts),
       router.shortestToolTimeoutMs(),
     );
@@ -137,6 +138,8 @@ export class ToolCallRuntime<Ctx = unknown> {
   ): Promise<ToolCallRuntime<Ctx>> {
     const state = await loadTurn(turn, opts.turnId);
     const rt = new ToolCallRuntime(router, turn, opts);
+    // Quotas survive the resume: what ran before counts (unless this router counted it itself).
+    router.ledger.resumed(rt.turnId, ranBefore(state));
     restore(state, rt.log as TurnLog, {
       run: (item) => rt.accept(item, now(), true),
       answer: (call, item, success, aborted) => {

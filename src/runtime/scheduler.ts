@@ -30,6 +30,8 @@ export class CallScheduler<Ctx> {
     private readonly answers: Answers<Ctx>,
     private readonly reports: CallReports,
     context: Ctx,
+    /** A journaled turn's id (its resume's too), what the session ledger counts by. */
+    turnId: string | undefined,
     limits: RuntimeLimits,
     shortestToolTimeoutMs: number | undefined,
   ) {
@@ -57,6 +59,8 @@ export class CallScheduler<Ctx> {
       turn,
       context,
       announcesBegin: true,
+      // A journaled turn's id is the turn (its resume too); another runtime's turn is its context.
+      turnId,
       settled: (record, item, success) => {
         try {
           answers.dispatched(record, item, success, this.endOf(record));

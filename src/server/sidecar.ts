@@ -97,7 +97,15 @@ export class SidecarServer {
       await this.close();
       return {};
     }
-    const known = ["turn/start", "turn/resume", "turn/submit", "turn/drain", "turn/abort", "call/cancel"];
+    const known = [
+      "turn/start",
+      "turn/resume",
+      "turn/submit",
+      "turn/drain",
+      "turn/abort",
+      "call/cancel",
+      "session/usage",
+    ];
     if (!known.includes(method)) throw new JsonRpcError(JsonRpcErrorCode.MethodNotFound, `Method not found: ${method}`);
     // Requests sent right behind `initialize` wait for it, in order.
     if (!this.session && this.opening) await this.opening.catch(() => undefined);
@@ -108,6 +116,8 @@ export class SidecarServer {
     const session = this.session;
     if (method === "turn/start") return this.startTurn(session, params);
     if (method === "turn/resume") return this.resumeTurn(session, params);
+    // What each tool cost in the session so far (DESIGN section 18).
+    if (method === "session/usage") return { tools: session.router.usage() };
     const turn = this.turnOf(params);
     switch (method) {
       case "turn/submit": {

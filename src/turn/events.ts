@@ -22,9 +22,35 @@ interface EventBase {
 
 export type PlanStatus = "pending" | "in_progress" | "completed";
 
+/** What repair found wrong with a call's arguments, and what it did (DESIGN section 18). */
+export interface ArgumentRepair {
+  kind:
+    | "double_encoded"
+    | "code_fence"
+    | "trailing_comma"
+    | "comment"
+    | "single_quotes"
+    | "unquoted_key"
+    | "missing_brace"
+    | "coerced"
+    | "bare_string";
+  /** The sentence the model reads in its note, e.g. `removed a trailing comma`. */
+  what: string;
+}
+
 export type ToolEvent =
   | (EventBase & { type: "tool_call_begin"; payloadKind: PayloadKind })
-  | (EventBase & { type: "tool_call_end"; success: boolean; aborted: boolean; timing: Timing })
+  | (EventBase & {
+      type: "tool_call_end";
+      success: boolean;
+      aborted: boolean;
+      timing: Timing;
+      /** The output's estimated size for the model: its UTF-8 bytes / 4, rounded up. */
+      tokens: number;
+    })
+  | (EventBase & { type: "tool_call_repaired"; repairs: ArgumentRepair[] })
+  /** The same call with the same result `count` times in a row: answered, not run (the embedder may end the turn). */
+  | (EventBase & { type: "tool_call_loop"; count: number })
   | (EventBase & { type: "tool_call_rejected"; reason: string })
   /** A call id came again with the same call: answered with the first call's output, not run. */
   | (EventBase & { type: "tool_call_replayed" })

@@ -105,7 +105,7 @@ describe("loadCliConfig", () => {
       expect(config.warnings).toHaveLength(3);
       expect(config.warnings).toEqual(
         expect.arrayContaining([
-          `${file}: unknown key tool; ignored (known keys: tools, runtime, permissions, hooks, mcp_servers, approval_policy, sandbox, sandbox_mode, sandbox_workspace_write, shell_environment_policy, docker)`,
+          `${file}: unknown key tool; ignored (known keys: tools, runtime, quotas, permissions, hooks, mcp_servers, approval_policy, sandbox, sandbox_mode, sandbox_workspace_write, shell_environment_policy, docker)`,
           expect.stringMatching(
             /^.*toolcall\.toml: unknown key tools\.read_files; ignored \(known keys: preset, shell, /,
           ),

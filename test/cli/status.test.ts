@@ -27,6 +27,7 @@ describe("LiveStatus", () => {
       success: true,
       aborted: false,
       timing,
+      tokens: 0,
     });
     status.onEvent({ type: "tool_call_begin", callId: "c2", toolName: "apply_patch", payloadKind: "custom" });
     status.onEvent({
@@ -36,6 +37,7 @@ describe("LiveStatus", () => {
       success: false,
       aborted: false,
       timing,
+      tokens: 0,
     });
     status.stop();
     const states = text()
@@ -78,7 +80,15 @@ describe("LiveStatus", () => {
     status.add("c1", "c1 shell: cargo build --release --all-features --workspace", { exclusive: true });
     status.add("c2", "c2 read_file src/very/long/path/to/a/module.rs", { exclusive: false });
     status.onEvent({ type: "tool_call_begin", callId: "c1", toolName: "shell", payloadKind: "function" });
-    status.onEvent({ type: "tool_call_end", callId: "c1", toolName: "shell", success: true, aborted: false, timing });
+    status.onEvent({
+      type: "tool_call_end",
+      callId: "c1",
+      toolName: "shell",
+      success: true,
+      aborted: false,
+      timing,
+      tokens: 0,
+    });
     status.note("approve? something\n");
     status.stop();
     const rows = text()

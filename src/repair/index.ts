@@ -1,0 +1,3 @@
+export { prepareArguments } from "./arguments.js";
+export { withRepairNote, reportRepairs } from "./note.js";
+export { suggestTool } from "./suggest.js";
