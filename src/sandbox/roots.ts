@@ -21,6 +21,12 @@ export function rootOf(roots: readonly string[], p: string): string | undefined 
  * root unnoticed. Rejects only on a symlink loop.
  */
 async function realTarget(abs: string): Promise<string> {
+  // The common case, a path that exists: one system call. Anything else is walked below.
+  try {
+    return await realpath(abs);
+  } catch {
+    // dangling link, missing path or loop: the walk tells them apart
+  }
   let current = path.resolve(abs);
   for (let links = 0; links <= MAX_LINKS; links++) {
     const rest: string[] = [];
