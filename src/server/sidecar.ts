@@ -22,6 +22,7 @@ import {
 import { errorText, isRecord, PACKAGE_VERSION } from "../util/index.js";
 import type { WireFormat } from "../adapters/index.js";
 import { outputInFormat, sidecarFormat, submitInFormat } from "./sidecarFormat.js";
+import { OutputDelivery } from "./sidecarOutputs.js";
 import {
   badParam,
   FollowedBy,
@@ -167,6 +168,7 @@ export class SidecarServer {
   private opening: Promise<SidecarSession> | undefined;
   private events = false;
   private format: WireFormat | undefined;
+  private delivery = OutputDelivery.of({});
   private readonly turns = new Map<string, SidecarTurn>();
   /** Journals by directory (`turn/start { journal }`), closed with the session. */
   private readonly journals = new Map<string, FileJournal>();
@@ -274,6 +276,7 @@ export class SidecarServer {
         throw badParam("dynamicTools", "an array of {name, description, inputSchema}", dynamicTools);
       init.dynamicTools = dynamicTools as unknown as DynamicToolSpec[];
     }
+    this.delivery = OutputDelivery.of(params);
     const opening = this.opts.open(init);
     this.opening = opening;
     let session: SidecarSession;
@@ -397,7 +400,7 @@ export class SidecarServer {
       if (!outcome) return;
       turn.settled.delete(id);
       turn.next++;
-      if (!turn.received.has(id))
+      if (!turn.received.has(id) && this.delivery.streams)
         this.peer.notify("turn/output", {
           turnId: turn.id,
           callId: id,
@@ -411,10 +414,10 @@ export class SidecarServer {
     if (turn.draining) throw badParam("turnId", "a turn not already draining", turn.id);
     turn.draining = true;
     try {
-      const outputs = inFormats(await turn.runtime.drain(), turn.formats);
+      const outputs = await turn.runtime.drain();
       this.flush(turn);
       await turn.runtime.endTurn();
-      return { outputs };
+      return this.delivery.reply(outputs, (items) => inFormats(items, turn.formats));
     } catch (err) {
       if (!(err instanceof FatalToolCallError)) throw err;
       this.flush(turn);
