@@ -2,7 +2,8 @@
  * `npm run build && npx tsx bench/sidecarPipe.ts --base OLD/dist [--new DIST] [--reps N] [--calls N]`:
  * the sidecar end to end against the floor of any JSON-lines sidecar. Four child processes
  * served by one pipelining client (every `turn/submit` written at once, then `turn/drain`),
- * turns of N `test_sync_tool {}` calls, interleaved with the order rotating:
+ * turns of N `test_sync_tool {}` calls (`--read BYTES`: N `read_file` calls of a file that
+ * size), interleaved with the order rotating:
  * - `base`: `toolcall serve --stdio` of the base build (each output streamed and drained);
  * - `new both`: this build, `initialize {}` (the same two copies);
  * - `new stream`: this build, `initialize { outputs: "stream" }` (each output once);
@@ -10,7 +11,7 @@
  *   `turn/output` per submit, batched per event-loop turn like `serve --stdio`; its drain
  *   answers the call ids.
  * Prints wall µs/call, the server's CPU µs/call (from /proc, all its threads) and the bytes it
- * wrote per call; medians [p25–p75]. `--prof DIR`: a CPU profile of each server. Measures, asserts nothing.
+ * wrote per call; medians [p25–p75]. `--per-sample N`: calls a sample (default 10 000). `--prof DIR`: a CPU profile of each server. Measures, asserts nothing.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -23,6 +24,10 @@ import { median, quantile } from "./lib/stats.js";
 
 const reps = Number(flag("reps", "15"));
 const calls = Number(flag("calls", "100"));
+/** `--read BYTES`: each call a read_file of a file that size (the floor answers as many bytes) instead of test_sync_tool. */
+const readBytes = Number(flag("read", "0"));
+/** Calls a sample (whole turns): CPU time is read in 10 ms ticks, so enough to make them small. */
+const callsPerSample = Number(flag("per-sample", "10000"));
 const baseDist = flag("base", "");
 if (baseDist === "") throw new Error("pass --base DIST: the dist/ of the build to compare with");
 const newDist = flag("new", "dist");
@@ -31,6 +36,7 @@ const prof = flag("prof", "");
 const profArgs = prof === "" ? [] : ["--cpu-prof", "--cpu-prof-interval", "200", "--cpu-prof-dir", path.resolve(prof)];
 
 const FLOOR = `
+const OUTPUT = "x".repeat(Number(process.argv[2]) || 2);
 const out = []; let scheduled = false;
 const send = (m) => { out.push(JSON.stringify(m)); if (!scheduled) { scheduled = true; setImmediate(() => { scheduled = false; process.stdout.write(out.join("\\n") + "\\n"); out.length = 0; }); } };
 const turns = new Map();
@@ -40,7 +46,7 @@ require("node:readline").createInterface({ input: process.stdin }).on("line", (l
   if (method === "turn/submit") {
     const callId = params.item.call_id; turns.get(params.turnId).push(callId);
     send({ jsonrpc: "2.0", id, result: { accepted: true, callId } });
-    return send({ jsonrpc: "2.0", method: "turn/output", params: { turnId: params.turnId, callId, item: { type: "function_call_output", call_id: callId, output: "ok" } } });
+    return send({ jsonrpc: "2.0", method: "turn/output", params: { turnId: params.turnId, callId, item: { type: "function_call_output", call_id: callId, output: OUTPUT } } });
   }
   if (method === "turn/drain") { const ids = turns.get(params.turnId); turns.delete(params.turnId); return send({ jsonrpc: "2.0", id, result: { callIds: ids } }); }
   send({ jsonrpc: "2.0", id, result: {} });
@@ -50,6 +56,15 @@ require("node:readline").createInterface({ input: process.stdin }).on("line", (l
 const cwd = await mkdtemp(path.join(os.tmpdir(), "bench-sidecar-pipe-"));
 const floorScript = path.join(cwd, "floor.cjs");
 await writeFile(floorScript, FLOOR);
+const readPath = path.join(cwd, "read.txt");
+const readText = Array.from({ length: Math.ceil(readBytes / 40) }, (_, i) => `line ${i} of the file read by each call`)
+  .join("\n")
+  .slice(0, readBytes);
+await writeFile(readPath, readText);
+const call =
+  readBytes > 0
+    ? { name: "read_file", arguments: JSON.stringify({ file_path: readPath }) }
+    : { name: "test_sync_tool", arguments: "{}" };
 
 /** A server process and a pipelining client that counts what the server wrote. */
 class Server {
@@ -86,8 +101,7 @@ class Server {
     const items = Array.from({ length: n }, (_, i) => ({
       type: "function_call",
       call_id: `c${i}`,
-      name: "test_sync_tool",
-      arguments: "{}",
+      ...call,
     }));
     this.child.stdin.write(
       items
@@ -127,14 +141,14 @@ const servers: Array<{ id: string; server: Server; init?: Record<string, unknown
   { id: "base", server: new Server(serve(baseDist)), init },
   { id: "new both", server: new Server(serve(newDist)), init },
   { id: "new stream", server: new Server(serve(newDist)), init: { ...init, outputs: "stream" } },
-  { id: "floor", server: new Server([floorScript]) },
+  { id: "floor", server: new Server([floorScript, String(readBytes)]) },
 ];
 try {
   for (const s of servers) if (s.init) await s.server.send("initialize", s.init);
   process.stdout.write(
-    `${machineLine()}\n${calls} calls a turn, ${reps} reps; turns a sample: enough for 10 000 calls\n`,
+    `${machineLine()}\n${calls} calls a turn, ${reps} reps; turns a sample: enough for ${callsPerSample} calls\n`,
   );
-  const perSample = Math.max(1, Math.ceil(10000 / calls));
+  const perSample = Math.max(1, Math.ceil(callsPerSample / calls));
   const samples = new Map(
     servers.map((s) => [s.id, { wall: [] as number[], cpu: [] as number[], bytes: [] as number[] }]),
   );
