@@ -1,9 +1,12 @@
 /**
  * `npx tsx bench/readFile.ts [--reps N] [--base DIST] [--new DIST]`: read_file of a 515-line
  * file through the runtime (a session router with its read ledger), base build vs this one,
- * beside a raw `readFile` + line numbering; 200 calls a sample, interleaved, medians [p25–p75].
+ * beside a raw `readFile` + line numbering, and beside the floor of a checked read: the real
+ * path and the file's kind asked at once (what a sandbox must know before it opens a path),
+ * then `open` + `fstat` + `read` + `close` and the numbering; 200 calls a sample, interleaved,
+ * medians [p25–p75].
  */
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { open, readFile, realpath, rm, stat, mkdtemp, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { type Build, flag, interleaved, loadBuilds, machineLine } from "./lib/builds.js";
@@ -45,6 +48,20 @@ try {
         run: async () => {
           for (let i = 0; i < PER_SAMPLE; i++) {
             const text = await readFile(file, "utf8");
+            if (!text.split("\n").map((l, j) => `L${j + 1}: ${l}`)[0]) throw new Error("empty");
+          }
+        },
+      },
+      {
+        id: "checked read floor",
+        run: async () => {
+          for (let i = 0; i < PER_SAMPLE; i++) {
+            await Promise.all([realpath(file), stat(file)]);
+            const handle = await open(file, "r");
+            const size = (await handle.stat()).size;
+            const { buffer, bytesRead } = await handle.read(Buffer.allocUnsafe(size + 1), 0, size + 1, 0);
+            await handle.close();
+            const text = buffer.toString("utf8", 0, bytesRead);
             if (!text.split("\n").map((l, j) => `L${j + 1}: ${l}`)[0]) throw new Error("empty");
           }
         },

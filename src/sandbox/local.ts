@@ -323,18 +323,16 @@ export class LocalEnvironment implements ExecEnvironment {
     const base = opts.cwd ?? this.cwd;
     const abs = path.resolve(base, p);
     const readable = this.readable;
-    const reals = await realTargets(base, p);
+    const hideSecrets = this.sandbox.mode !== "danger-full-access";
+    // Both are queries: asked at once, judged in order (a denial before the file's kind).
+    const [reals, st] = await Promise.all([
+      readable !== undefined || hideSecrets ? realTargets(base, p) : [],
+      stat(abs).catch(() => undefined), // what does not exist is the reader's to report
+    ]);
     if (readable !== undefined && reals.some((real) => rootOf(readable, real) === undefined))
       throw new SandboxDenial(p, texts.outsideReadableRoots(p));
     // Hidden from sandboxed commands, so from the readers too (a full-access command reads them anyway).
-    if (this.sandbox.mode !== "danger-full-access" && reals.some(isSecret))
-      throw new SandboxDenial(p, texts.secretPath(p));
-    let st;
-    try {
-      st = await stat(abs);
-    } catch {
-      return; // what does not exist is the reader's to report
-    }
-    if (!st.isFile() && !st.isDirectory()) throw FunctionCallError.respondToModel(texts.notRegularFile(p));
+    if (hideSecrets && reals.some(isSecret)) throw new SandboxDenial(p, texts.secretPath(p));
+    if (st && !st.isFile() && !st.isDirectory()) throw FunctionCallError.respondToModel(texts.notRegularFile(p));
   }
 }

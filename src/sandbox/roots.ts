@@ -38,6 +38,12 @@ export function rootOf(roots: readonly string[], p: string): string | undefined 
  * root unnoticed. Rejects only on a symlink loop.
  */
 async function realTarget(abs: string, fsys: PathLookup = hostLookup): Promise<string> {
+  // The common case, a path that exists: one lookup. Anything else is walked below.
+  try {
+    return await fsys.realpath(abs);
+  } catch {
+    // dangling link, missing path or loop: the walk tells them apart
+  }
   let current = path.resolve(abs);
   for (let links = 0; links <= MAX_LINKS; links++) {
     const rest: string[] = [];

@@ -7,8 +7,10 @@ import { FatalToolCallError, ToolCallRuntime, type ToolCallOutcome } from "../ru
 import { defaultLogger, FileJournal, ReadinessFlag, type ToolEvent, type TurnContext } from "../turn/index.js";
 import { errorText, isRecord, PACKAGE_VERSION } from "../util/index.js";
 import type { WireFormat } from "../adapters/index.js";
+
 import { FORWARDED, type Forwarded } from "./sidecarForward.js";
 import { sidecarFormat, submitInFormat } from "./sidecarFormat.js";
+import { OutputDelivery } from "./sidecarOutputs.js";
 import { SidecarTurn } from "./sidecarTurn.js";
 import { badParam, FollowedBy, JsonRpcError, JsonRpcErrorCode, JsonRpcPeer } from "./jsonRpc.js";
 
@@ -57,6 +59,7 @@ export class SidecarServer {
   private opening: Promise<SidecarSession> | undefined;
   private events = false;
   private format: WireFormat | undefined;
+  private delivery = OutputDelivery.of({});
   private readonly turns = new Map<string, SidecarTurn>();
   /** Journals by directory (`turn/start { journal }`), closed with the session. */
   private readonly journals = new Map<string, FileJournal>();
@@ -170,6 +173,7 @@ export class SidecarServer {
         throw badParam("dynamicTools", "an array of {name, description, inputSchema}", dynamicTools);
       init.dynamicTools = dynamicTools as unknown as DynamicToolSpec[];
     }
+    this.delivery = OutputDelivery.of(params);
     const opening = this.opts.open(init);
     this.opening = opening;
     let session: SidecarSession;
@@ -285,6 +289,7 @@ export class SidecarServer {
 
   /** Streams the outputs whose every earlier call's went out. */
   private flush(turn: SidecarTurn): void {
+    if (!this.delivery.streams) return;
     turn.flush((callId, item) => {
       this.peer.notify("turn/output", { turnId: turn.id, callId, item });
     });
@@ -295,10 +300,10 @@ export class SidecarServer {
     if (turn.draining) throw badParam("turnId", "a turn not already draining", turn.id);
     turn.draining = true;
     try {
-      const outputs = turn.inFormats(await turn.runtime.drain());
+      const outputs = await turn.runtime.drain();
       this.flush(turn);
       await turn.runtime.endTurn();
-      return { outputs };
+      return this.delivery.reply(outputs, (items) => turn.inFormats(items));
     } catch (err) {
       if (!(err instanceof FatalToolCallError)) throw err;
       this.flush(turn);

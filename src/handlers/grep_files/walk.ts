@@ -1,4 +1,4 @@
-import { dirname, join, relative, sep } from "node:path";
+import { dirname, join, resolve, sep } from "node:path";
 import ignore, { type Ignore } from "ignore";
 import type { DirEntry, FileOps } from "../../protocol/index.js";
 
@@ -17,13 +17,22 @@ interface Scope {
 export const toSlash = (p: string): string => (sep === "/" ? p : p.split(sep).join("/"));
 
 /**
+ * `path` relative to `base`, an ancestor of it (both absolute and normalized, as the walk makes
+ * them): a slice, where `path.relative` resolves both paths again for every entry.
+ */
+function below(base: string, path: string): string {
+  if (path.length === base.length) return "";
+  return path.slice(base.endsWith(sep) ? base.length : base.length + 1);
+}
+
+/**
  * Ripgrep's verdict: the deepest directory whose rules decide (ignore or re-include) wins,
  * as a nested `.gitignore` overrides its parent's.
  */
 function ignoredBy(scopes: readonly Scope[], path: string, isDir: boolean): boolean {
   for (let i = scopes.length - 1; i >= 0; i--) {
     const scope = scopes[i] as Scope;
-    const rel = toSlash(relative(scope.base, path));
+    const rel = toSlash(below(scope.base, path));
     const verdict = scope.rules.test(isDir ? `${rel}/` : rel);
     if (verdict.ignored) return true;
     if (verdict.unignored) return false;
@@ -110,10 +119,14 @@ export async function walkFiles(
   visit: (path: string, rel: string) => Promise<void> | void,
 ): Promise<void> {
   const { files, signal } = opts;
+  root = resolve(root); // normalized, as the paths below are made by hand
   const { scopes: inherited, inGitRepo } = await ancestorScopes(files, root);
   const ignoreNames = inGitRepo ? IN_GIT_NAMES : PLAIN_NAMES;
 
   const walkDir = async (dir: string, scopes: readonly Scope[], own: boolean): Promise<Array<[string, Scope[]]>> => {
+    // Joined by hand: `dir` is normalized, a directory entry's name holds no separator.
+    const prefix = dir.endsWith(sep) ? dir : dir + sep;
+    const relPrefix = dir.length === root.length ? "" : `${toSlash(below(root, dir))}/`;
     signal.throwIfAborted();
     let dirents: DirEntry[];
     try {
@@ -129,12 +142,12 @@ export async function walkFiles(
     const subdirs: Array<[string, Scope[]]> = [];
     for (const d of dirents) {
       if (d.kind === "symlink" || (d.name.startsWith(".") && (opts.hidden !== true || d.name === ".git"))) continue;
-      const path = join(dir, d.name);
+      const path = prefix + d.name;
       const isDir = d.kind === "directory";
       if (isDir && ALWAYS_SKIPPED_DIRS.includes(d.name)) continue;
       if (!isDir && d.kind !== "file") continue;
       if (ignoredBy(active, path, isDir)) continue;
-      const rel = toSlash(relative(root, path));
+      const rel = relPrefix + d.name;
       if (opts.accept && !opts.accept(rel, isDir)) continue;
       if (isDir) subdirs.push([path, active]);
       else await visit(path, rel);

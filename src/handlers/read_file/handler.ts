@@ -48,6 +48,30 @@ function cutChars(text: string, max: number): string {
   return out;
 }
 
+/**
+ * A file read whole in its first chunk, decoded once: the same lines as the streaming path
+ * (which decodes each line on its own, so a BOM would be dropped at the start of every line:
+ * such a file takes that path). `seen`: the lines visited, as `readLines` counts them.
+ */
+function wholeFileLines(
+  data: Buffer,
+  offset: number,
+  limit: number,
+): { collected: string[]; seen: number } | undefined {
+  const text = data.toString("utf8");
+  if (text.includes("\uFEFF")) return undefined;
+  const lines = text.split("\n");
+  if (lines[lines.length - 1] === "") lines.pop(); // the end of the last line, not a line
+  const collected: string[] = [];
+  const end = Math.min(lines.length, offset - 1 + limit);
+  for (let i = offset - 1; i < end; i++) {
+    const line = lines[i] as string;
+    const text = line.endsWith("\r") ? line.slice(0, -1) : line;
+    collected.push(`L${i + 1}: ${cutChars(text, MAX_LINE_CHARS)}`);
+  }
+  return { collected, seen: collected.length === limit ? end : lines.length };
+}
+
 /** The model-facing refusal for a file that cannot be opened for reading. */
 function unreadable(path: string, err: unknown): FunctionCallError {
   const code = (err as NodeJS.ErrnoException).code;
@@ -78,15 +102,14 @@ export class ReadFileHandler implements ToolHandler {
     if (offset < 1) throw fail("offset must be a 1-indexed line number");
     if (limit < 1) throw fail("limit must be greater than zero");
     if (!isAbsolute(path)) throw fail("file_path must be an absolute path");
-    await environmentOf(inv.turn).checkRead(path);
     const files = filesOf(inv.turn);
-    // The first chunk and the real path together: one round trip to a sandbox's helper. The
-    // chunk's state (taken on the open descriptor before reading) is the ledger's snapshot, so
-    // a change during the read counts as a change since it.
-    const [first, real] = await Promise.allSettled([
-      files.read(path, { length: READ_CHUNK_BYTES }),
-      files.realpath(path),
-    ]);
+    // The real path (a query) beside the check; the file is opened only once the check passed.
+    // The first chunk's state (taken on the open descriptor before reading) is the ledger's
+    // snapshot, so a change during the read counts as a change since it.
+    const realpath = files.realpath(path);
+    realpath.catch(() => undefined); // judged below, after the check
+    await environmentOf(inv.turn).checkRead(path);
+    const [first, real] = await Promise.allSettled([files.read(path, { length: READ_CHUNK_BYTES }), realpath]);
     if (first.status === "rejected") throw unreadable(path, first.reason);
     const snapshot =
       real.status === "fulfilled"
@@ -98,6 +121,16 @@ export class ReadFileHandler implements ToolHandler {
       inv.signal.throwIfAborted();
       return (await files.read(path, { position, length })).data;
     };
+    const whole = first.value.data;
+    if (whole.length < READ_CHUNK_BYTES) {
+      if (looksBinary(whole)) throw fail(`failed to read file: ${path} is a binary file`);
+      const lines = wholeFileLines(whole, offset, limit);
+      if (lines !== undefined) {
+        if (snapshot && (lines.seen >= offset || lines.seen === 0)) this.fileReads?.remember(snapshot);
+        if (lines.seen < offset) throw fail("offset exceeds file length");
+        return { kind: "function", body: lines.collected.join("\n"), success: true };
+      }
+    }
     const decoder = new TextDecoder("utf-8");
     const collected: string[] = [];
     let binary = false;
