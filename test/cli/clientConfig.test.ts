@@ -3,7 +3,12 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadMcpConfig } from "../../src/subpaths/mcp.js";
 import { McpConnectionManager } from "../../src/index.js";
-import { MAIN, runCli, withTempDir } from "./helpers.js";
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import { pythonWithMcp } from "../support/pythonMcp.js";
+import { MAIN, ROOT, runCli, withTempDir } from "./helpers.js";
+
+const PYTHON = await pythonWithMcp();
 
 describe("serve-mcp for desktop clients", () => {
   it("--print-config claude: the snippet, saved as a Claude Desktop config, loads and serves our tools", async () => {
@@ -28,6 +33,25 @@ describe("serve-mcp for desktop clients", () => {
       }
     });
   });
+
+  // CI has python3 and reaches a package index: there the test must run, not skip.
+  it.skipIf("problem" in PYTHON && process.env["CI"] !== "true")(
+    `--print-config claude: the official MCP Python SDK's stdio client, given the snippet, lists our tools${
+      "problem" in PYTHON ? ` [skipped: ${PYTHON.problem}]` : ""
+    }`,
+    async () => {
+      if ("problem" in PYTHON) throw new Error(PYTHON.problem);
+      await withTempDir(async (dir) => {
+        const printed = await runCli(["serve-mcp", "--print-config", "claude", "--permissions", "read_only"]);
+        const file = path.join(dir, "claude_desktop_config.json");
+        await writeFile(file, printed.stdout);
+        const script = path.join(ROOT, "test/fixtures/python/mcp_list_tools.py");
+        const { stdout } = await promisify(execFile)(PYTHON.python, [script, file], { cwd: dir });
+        const names = JSON.parse(stdout) as string[];
+        expect(names).toEqual(expect.arrayContaining(["read_file", "list_dir", "shell"]));
+      });
+    },
+  );
 
   it("--print-config vscode and claude-code, and a clear error for another client", async () => {
     const vscode = JSON.parse((await runCli(["serve-mcp", "--print-config", "vscode"])).stdout) as Record<
