@@ -1,4 +1,5 @@
-import { toJsonSchemaCompat } from "@modelcontextprotocol/sdk/server/zod-json-schema-compat.js";
+import { createRequire } from "node:module";
+import type { toJsonSchemaCompat as ToJsonSchemaCompatFn } from "@modelcontextprotocol/sdk/server/zod-json-schema-compat.js";
 import {
   FunctionCallError,
   texts,
@@ -45,6 +46,22 @@ export type SchemaToolSpec<S extends StandardSchema = StandardSchema> = Omit<Fun
 
 /** What `pushSpec` and tool factories take: a spec, or a function spec with a schema. */
 export type ToolSpecInput = ToolSpec | SchemaToolSpec;
+
+type ToJsonSchemaCompat = typeof ToJsonSchemaCompatFn;
+let zodConverter: ToJsonSchemaCompat | undefined;
+
+/**
+ * The MCP SDK's zod converter, loaded (synchronously: `pushSpec` is) on the first zod schema,
+ * so a process that never sees one never loads it, nor the MCP SDK nor zod.
+ */
+function toJsonSchemaCompat(...args: Parameters<ToJsonSchemaCompat>): ReturnType<ToJsonSchemaCompat> {
+  zodConverter ??= (
+    createRequire(import.meta.url)("@modelcontextprotocol/sdk/server/zod-json-schema-compat.js") as {
+      toJsonSchemaCompat: ToJsonSchemaCompat;
+    }
+  ).toJsonSchemaCompat;
+  return zodConverter(...args);
+}
 
 function isStandardSchema(value: unknown): value is StandardSchema {
   return typeof value === "object" && value !== null && "~standard" in value;

@@ -98,8 +98,13 @@ export async function killProcessesWith(marker: string): Promise<void> {
   }
 }
 
-/** A unique `sleep` duration, to find that process in /proc. */
-export const uniqueMarker = (): string => (Math.random() * 100 + 50).toFixed(3);
+let markers = 0;
+/**
+ * A unique `sleep` duration, to find that process in /proc: random digits, this process's id
+ * and a count, so two test files (whose clean-ups kill by marker) never share one.
+ */
+export const uniqueMarker = (): string =>
+  `${(Math.random() * 100 + 50).toFixed(4)}${String(process.pid).padStart(7, "0")}${String(++markers).padStart(4, "0")}`;
 
 /** Polls `probe` until it holds; the ceiling (as test/support/setup.ts's) only stops a hung test. */
 export async function waitFor(probe: () => Promise<boolean>, what: string): Promise<void> {
