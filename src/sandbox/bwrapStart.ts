@@ -39,6 +39,8 @@ const VANISHED_FILE = /^bwrap: Can't create file at [^\n]*: Read-only file syste
  * commands run.
  */
 export const BWRAP_ATTEMPTS = 20;
+/** Attempts when bubblewrap ends before the command without saying why. */
+const SILENT_ATTEMPTS = 3;
 
 /** Was bubblewrap's failure (its stderr) a mount that went away during its set-up? */
 export function mountVanished(stderr: string): boolean {
@@ -111,8 +113,14 @@ export async function startInBwrap(
     }
     if (await setUp(started)) return started;
     const stderr = await stderrOf(started);
+    const { code, signal } = await started.exited;
     await releaseGroup(started);
     if (attempt < BWRAP_ATTEMPTS && treeChanged(stderr)) continue;
-    throw new Error(stderr.trim() || "bubblewrap exited before the command started");
+    // Ended without a word (killed, or a resource the kernel refused for the moment): nothing
+    // of the command ran, so a few more tries are safe; a set-up that says why is not retried.
+    if (attempt < SILENT_ATTEMPTS && stderr.trim() === "") continue;
+    throw new Error(
+      stderr.trim() || `bubblewrap exited (${signal ?? `code ${code}`}) before the command started, ${attempt} times`,
+    );
   }
 }
