@@ -77,6 +77,23 @@ function setUp(started: GroupChild): Promise<boolean> {
   return reported(pipe).finally(() => pipe?.destroy());
 }
 
+/**
+ * Keeps the child's output unread until the caller listens, returning the release. Node resumes
+ * a child's pipes as it reports the exit (so that unread output cannot hold its close): a
+ * command that ended while the set-up report was awaited (its exit reaped along with another
+ * child's, before that report was read) had its output dropped before anyone listened. A
+ * stream with a 'readable' listener ignores resume(); once it is removed, the caller's 'data'
+ * listener gets all that waited.
+ */
+function holdOutput({ child }: GroupChild): () => void {
+  const streams = [child.stdout, child.stderr];
+  const wait = (): void => undefined;
+  for (const stream of streams) stream?.on("readable", wait);
+  return () => {
+    for (const stream of streams) stream?.off("readable", wait);
+  };
+}
+
 /** What bubblewrap wrote on stderr before it exited (the stream to its end: data waits there unread till now). */
 async function stderrOf(started: GroupChild): Promise<string> {
   const said = started.child.stderr ? await text(started.child.stderr).catch(() => "") : "";
@@ -111,7 +128,10 @@ export async function startInBwrap(
       pipe?.on("error", () => undefined);
       pipe?.end(opts.seccomp);
     }
-    if (await setUp(started)) return started;
+    const release = holdOutput(started);
+    const ok = await setUp(started);
+    release();
+    if (ok) return started;
     const stderr = await stderrOf(started);
     const { code, signal } = await started.exited;
     await releaseGroup(started);
