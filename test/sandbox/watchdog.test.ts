@@ -42,11 +42,13 @@ async function attack(end: "exit" | "sigkill"): Promise<void> {
   const victimMarker = uniqueMarker();
   const guardedMarker = uniqueMarker();
   markers.push(victimMarker, guardedMarker);
-  // Any group of the user's: its own session, unknown to the host.
-  const victim = spawn("setsid", ["sleep", victimMarker], { detached: true, stdio: "ignore" });
+  // Any group of the user's: its own session (detached: setsid in the child), unknown to the
+  // host. Not through the `setsid` program: a group leader already, it forks and its first
+  // process, which a poll of /proc may catch, exits.
+  const victim = spawn("sleep", [victimMarker], { detached: true, stdio: "ignore" });
   started.push(victim);
   await until(async () => (await processesWith(victimMarker)).length === 1, "the victim to start");
-  const [victimPid] = await processesWith(victimMarker);
+  const victimPid = victim.pid;
   const host = spawn(
     process.execPath,
     ["--import", TSX, FIXTURE, end === "exit" ? "exit" : "wait", String(victimPid), guardedMarker],
