@@ -28,6 +28,7 @@ import {
 import { runCommand } from "../src/subpaths/sandbox.js";
 import { buildTestImage, dockerProblem, removeTestImage } from "../test/support/docker.js";
 import { median, quantile } from "./lib/stats.js";
+import { NO_LOOP_DETECTION } from "./lib/tools.js";
 
 const args = process.argv.slice(2);
 const flag = (name: string, fallback: number): number => {
@@ -59,7 +60,7 @@ async function timeTrue(env: ExecEnvironment, cwd: string): Promise<number> {
 
 /** One session's turn: three shell calls and a patch, all answered successfully. */
 async function turn(env: ExecEnvironment, cwd: string): Promise<void> {
-  const router = await createToolRouter({});
+  const router = await createToolRouter({ ...NO_LOOP_DETECTION });
   const runtime = new ToolCallRuntime(router, createTurnContext({ cwd, environment: env }));
   const shell = (id: string, command: string[]) => ({
     type: "function_call",

@@ -11,6 +11,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { type Build, flag, interleaved, loadBuilds, machineLine } from "./lib/builds.js";
+import { NO_LOOP_DETECTION } from "./lib/tools.js";
 
 const reps = Number(flag("reps", "20"));
 if (!Number.isInteger(reps) || reps < 1) {
@@ -24,7 +25,7 @@ const { base, next } = await loadBuilds();
 
 /** A `cat` session in `lib`; each `send` is one write_stdin round trip, checked for its echo. */
 async function session(lib: Build, extra: Record<string, unknown>, idle: boolean) {
-  const router = await lib.createToolRouter({ shell: "unified_exec", ...extra });
+  const router = await lib.createToolRouter({ ...NO_LOOP_DETECTION, shell: "unified_exec", ...extra });
   const turn = lib.createTurnContext({ cwd });
   let n = 0;
   const call = async (name: string, input: unknown): Promise<string> => {

@@ -10,6 +10,7 @@ import { open, readFile, realpath, rm, stat, mkdtemp, writeFile } from "node:fs/
 import os from "node:os";
 import path from "node:path";
 import { type Build, flag, interleaved, loadBuilds, machineLine } from "./lib/builds.js";
+import { NO_LOOP_DETECTION } from "./lib/tools.js";
 
 const reps = Number(flag("reps", "7"));
 const PER_SAMPLE = 200;
@@ -19,7 +20,7 @@ await writeFile(file, Array.from({ length: 515 }, (_, i) => `const line${i} = ${
 const { base, next } = await loadBuilds();
 
 async function reader(lib: Build): Promise<{ run: () => Promise<void>; close: () => Promise<void> }> {
-  const router = await lib.createToolRouter({});
+  const router = await lib.createToolRouter({ ...NO_LOOP_DETECTION });
   const turn = lib.createTurnContext({ cwd: dir });
   let n = 0;
   return {

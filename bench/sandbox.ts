@@ -20,6 +20,7 @@ import { createToolRouter, createTurnContext, ToolCallRuntime, type ToolRouter }
 import type { ExecEnvironment } from "../src/protocol/index.js";
 import { createExecEnvironment, localFileOps, runCommand } from "../src/sandbox/index.js";
 import { median, quantile } from "./lib/stats.js";
+import { NO_LOOP_DETECTION } from "./lib/tools.js";
 
 const args = process.argv.slice(2);
 const repsAt = args.indexOf("--reps");
@@ -60,7 +61,8 @@ try {
 
   // One session per environment: write_file replaces a file the session has read.
   const routers = new Map<ExecEnvironment, ToolRouter>();
-  for (const c of fileContenders) routers.set(c.env, await createToolRouter({ shell: false, writeFile: true }));
+  for (const c of fileContenders)
+    routers.set(c.env, await createToolRouter({ ...NO_LOOP_DETECTION, shell: false, writeFile: true }));
   // A file per environment: each session's write would be the other's change since its read.
   const files = new Map<ExecEnvironment, string>();
   for (const [i, c] of fileContenders.entries()) {

@@ -8,7 +8,7 @@ import { metric } from "../lib/report.js";
 import { measure, medianOf, type Scenario } from "../lib/scenario.js";
 import { rawSpawn } from "../lib/spawn.js";
 import { cpuPerCall, meanOver } from "../lib/stats.js";
-import { assertAllSucceeded, functionCall } from "../lib/tools.js";
+import { assertAllSucceeded, functionCall, NO_LOOP_DETECTION } from "../lib/tools.js";
 
 const COMMANDS = 20;
 const ARGV = ["true"];
@@ -21,7 +21,7 @@ export const exec: Scenario = {
   id: "exec",
   title: `Exec: \`true\` through the shell handler, ${COMMANDS} parallel and one at a time`,
   async run(ctx) {
-    const router = await lib.createToolRouter({ shell: "shell" });
+    const router = await lib.createToolRouter({ ...NO_LOOP_DETECTION, shell: "shell" });
     const items = Array.from({ length: COMMANDS }, (_, i) => functionCall(`e${i}`, "shell", { command: ARGV }));
     // Enough rounds per sample that spawn jitter averages out.
     const rounds = ctx.quick ? 3 : 10;

@@ -13,7 +13,7 @@ import { lib } from "../lib/lib.js";
 import { metric } from "../lib/report.js";
 import { measure, medianOf, type Scenario } from "../lib/scenario.js";
 import { meanOver } from "../lib/stats.js";
-import { assertAllSucceeded, batch, benchRouter, functionCall } from "../lib/tools.js";
+import { assertAllSucceeded, batch, benchRouter, functionCall, NO_LOOP_DETECTION } from "../lib/tools.js";
 
 const NOOPS = 100;
 /** The issue's 100-call batch; the smoke run (`--quick`, 60 s on a busy machine) spawns 20. */
@@ -35,7 +35,7 @@ export const journal: Scenario = {
     const file = new lib.FileJournal(dir);
     try {
       const noopRouter = benchRouter();
-      const shellRouter = await lib.createToolRouter({ shell: "shell" });
+      const shellRouter = await lib.createToolRouter({ ...NO_LOOP_DETECTION, shell: "shell" });
       const noops = batch("j", NOOPS, "noop", { n: 1 });
       const commands = ctx.quick ? QUICK_COMMANDS : COMMANDS;
       const trues = Array.from({ length: commands }, (_, i) => functionCall(`t${i}`, "shell", { command: ["true"] }));

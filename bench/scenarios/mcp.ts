@@ -11,7 +11,7 @@ import { lib } from "../lib/lib.js";
 import { metric } from "../lib/report.js";
 import { measure, medianOf, type Scenario } from "../lib/scenario.js";
 import { cpuPerCall, meanOver, timeMs } from "../lib/stats.js";
-import { assertAllSucceeded, functionCall } from "../lib/tools.js";
+import { assertAllSucceeded, functionCall, NO_LOOP_DETECTION } from "../lib/tools.js";
 
 const SERVER = "everything";
 const TOOL = `mcp__${SERVER}__echo`;
@@ -31,7 +31,7 @@ export const mcp: Scenario = {
         manager.waitForStartup(),
         client.connect(new StdioClientTransport({ ...server, stderr: "ignore" })),
       ]);
-      const router = await lib.createToolRouter({}, { mcp: manager });
+      const router = await lib.createToolRouter({ ...NO_LOOP_DETECTION }, { mcp: manager });
       if (!router.toolSupportsParallel(TOOL)) throw new Error(`${TOOL} is not parallel-safe (readOnlyHint missing?)`);
       const sequential = ctx.quick ? 50 : 200;
       const rounds = ctx.quick ? 5 : 20;

@@ -79,7 +79,7 @@ export const memory: Scenario = {
       .registerHandler("noop", { kind: "function", handle: async () => ({ kind: "function", body: await current() }) })
       .build();
     const router = new lib.ToolRouter(registry, specs, undefined, NO_LOOP_DETECTION);
-    const shellRouter = await lib.createToolRouter({ shell: "shell" });
+    const shellRouter = await lib.createToolRouter({ ...NO_LOOP_DETECTION, shell: "shell" });
     // Side measurements taken during the measured runs, reported as metrics.
     const rssPerCall: Record<string, number[]> = { ours: [], bare: [] };
     const peakMiB: Record<string, number[]> = { shell50: [], raw50: [] };
