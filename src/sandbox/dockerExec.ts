@@ -10,7 +10,10 @@ import type { DockerCli } from "./dockerCli.js";
  * image with a `sh`) that
  *   1. reports its pid, which is the command's process group inside the container, as the first
  *      line of stderr (of stdout with a tty, where both are the terminal);
- *   2. runs the command (not exec'd: the wrapper stays to clean up after it);
+ *   2. runs the command (not exec'd: the wrapper stays to clean up after it) with the
+ *      environment it was given: where `sh` is bash, which raises SHLVL and hands `_` to what it
+ *      runs, SHLVL is put back and an executable is started through `env -u _` (a builtin or a
+ *      missing command is left to the shell, which words its own errors);
  *   3. when it ends, SIGKILLs whatever else is left in its group (background children), as a
  *      local command's group is killed, and exits with the command's status.
  * Abort and timeouts send SIGTERM, then SIGKILL, to that group with a second `docker exec`.
@@ -18,6 +21,10 @@ import type { DockerCli } from "./dockerCli.js";
 export const WRAPPER = `echo "$$" >&2
 pf=$TOOLCALL_PIDFILE; unset TOOLCALL_PIDFILE
 [ -z "$pf" ] || echo "$$" 2>/dev/null >"$pf" || :
+if [ -n "\${BASH_VERSION-}" ]; then
+  case $SHLVL in 1) unset SHLVL ;; ""|*[!0-9]*) ;; *) SHLVL=$((SHLVL-1)) ;; esac
+  case $1 in *=*) ;; *) [ -z "$(type -P -- "$1")" ] || ! command -v env >/dev/null || set -- env -u _ -- "$@" ;; esac
+fi
 "$@"
 s=$?
 [ -z "$pf" ] || rm -f "$pf" 2>/dev/null || :

@@ -117,6 +117,42 @@ describeRequiring(await dockerProblem(), "Docker environment", () => {
     }
   });
 
+  it("gives the command the environment it was given where the image's sh is bash", async () => {
+    const bashImage = buildTestImage({ shIsBash: true });
+    try {
+      const names = (output: string): string[] =>
+        output
+          .split("\n")
+          .filter(Boolean)
+          .map((l) => l.slice(0, l.indexOf("=")))
+          .sort();
+      const onDash = await run(await open({ env: { inherit: "none", set: { ADDED: "1" } } }), ["env"], { cwd: ws });
+      const onBash = await run(
+        await open({ image: bashImage, env: { inherit: "none", set: { ADDED: "1" } } }),
+        ["env"],
+        {
+          cwd: ws,
+        },
+      );
+      // bash as the wrapper's sh would add SHLVL=1 and `_=/usr/bin/env`.
+      expect(names(onBash.output)).toEqual(names(onDash.output));
+      expect(names(onBash.output)).not.toContain("SHLVL");
+      // A SHLVL given on purpose arrives as given; a builtin and a missing command still run as in sh.
+      const kept = await run(await open({ image: bashImage, env: { inherit: "none", set: { SHLVL: "4" } } }), ["env"], {
+        cwd: ws,
+      });
+      expect(kept.output).toContain("SHLVL=4\n");
+      expect(kept.output).not.toMatch(/^_=/m);
+      const bashEnv = await open({ image: bashImage });
+      expect((await run(bashEnv, ["cd", "/"], { cwd: ws })).exitCode).toBe(0);
+      const missing = await run(bashEnv, ["no-such-program-x"], { cwd: ws });
+      expect(missing.exitCode).toBe(127);
+    } finally {
+      await Promise.all(envs.splice(0).map((e) => e.close()));
+      removeTestImage(bashImage);
+    }
+  });
+
   it("abort kills the command's process group inside the container; a finished one leaves nothing", async () => {
     const env = await open();
     await run(env, ["sh", "-c", "sleep 1002 & echo started"], { cwd: ws });

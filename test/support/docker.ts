@@ -77,9 +77,11 @@ export function dockerProblem(): Promise<string | undefined> {
 
 /**
  * Builds a ~5 MB image from the host's own programs and their libraries (plus `extra` ones,
- * e.g. node, rg), on the engine `env` names; returns its name.
+ * e.g. node, rg; `shIsBash`: bash as its `sh`), on the engine `env` names; returns its name.
  */
-export function buildTestImage(opts: { extra?: string[]; env?: Record<string, string> } = {}): string {
+export function buildTestImage(
+  opts: { extra?: string[]; env?: Record<string, string>; shIsBash?: boolean } = {},
+): string {
   const name = `toolcall-test:${process.pid}-${Date.now()}`;
   const root = mkdtempSync(path.join(os.tmpdir(), "toolcall-rootfs-"));
   try {
@@ -92,6 +94,8 @@ export function buildTestImage(opts: { extra?: string[]; env?: Record<string, st
       return found !== undefined && found.startsWith("/") ? [found] : [];
     });
     for (const bin of binaries) copyFileSync(bin, path.join(root, "usr/bin", path.basename(bin)));
+    // Images where `sh` is bash (Fedora, Arch, many slim builds): the host's sh is dash.
+    if (opts.shIsBash === true) copyFileSync(path.join(root, "usr/bin/bash"), path.join(root, "usr/bin/sh"));
     const libs = new Set<string>();
     for (const bin of binaries) {
       const ldd = execFileSync("ldd", [bin], { encoding: "utf8" });
