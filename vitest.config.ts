@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config";
+import { LongestFirst } from "./test/support/sequencer.js";
 
 export default defineConfig({
   test: {
@@ -9,6 +10,7 @@ export default defineConfig({
     hookTimeout: 600_000,
     // Real child processes and servers: keep the 2-core CI machine from oversubscribing.
     maxWorkers: 2,
+    sequence: { sequencer: LongestFirst },
     globalSetup: ["test/support/globalSetup.ts"],
     setupFiles: ["test/support/setup.ts"],
   },
