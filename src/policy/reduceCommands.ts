@@ -1,5 +1,6 @@
 import { bashParserReady, plainScriptCommands, scriptCommands, type ScriptCommand } from "../util/index.js";
-import { gitCanonical, SHELLS, WRAPPERS } from "./wrappers.js";
+import { gitCanonical } from "./gitOptions.js";
+import { SHELLS, WRAPPERS } from "./wrappers.js";
 
 /** One command as rules judge it. */
 export interface JudgedCommand {

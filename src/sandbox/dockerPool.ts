@@ -1,5 +1,6 @@
 import { errorMessage } from "../util/index.js";
-import { createDockerEnvironment, type DockerEnvironment, type DockerEnvironmentOptions } from "./docker.js";
+import { createDockerEnvironment, type DockerEnvironment } from "./docker.js";
+import type { DockerEnvironmentOptions } from "./dockerOptions.js";
 import { validateEngineOptions, type DockerEngineOptions } from "./dockerEngine.js";
 
 /*

@@ -17,12 +17,8 @@ export { runCommand, type RunOptions, type RunResult } from "./run.js";
 /** For handlers that run a helper of the host's (ripgrep): found on `PATH`, cached per value. */
 export { cachedLookup } from "../process/index.js";
 export { checkWriteOrEscalate, sandboxStopped, type SandboxEscalation } from "./escalate.js";
-export {
-  createDockerEnvironment,
-  DockerEnvironment,
-  type DockerEnvironmentOptions,
-  type DockerVolumeOptions,
-} from "./docker.js";
+export { createDockerEnvironment, DockerEnvironment } from "./docker.js";
+export type { DockerEnvironmentOptions, DockerVolumeOptions } from "./dockerOptions.js";
 export type { DockerEngineOptions } from "./dockerEngine.js";
 export { DockerPool, type DockerPoolHostCount, type DockerPoolOptions } from "./dockerPool.js";
 export { localFileOps } from "./helper/ops.js";
