@@ -133,3 +133,15 @@ describe("architecture", () => {
     expect(offenders.map((f) => relative(src, f))).toEqual([]);
   });
 });
+
+describe("file sizes (issue 34: one concept per file)", () => {
+  it("no source file is over 400 lines; the router and the runtime stay under 300", () => {
+    const lines = (path: string): number => readFileSync(path, "utf8").split("\n").length - 1;
+    const over = files(src)
+      .map((f) => [relative(src, f), lines(f)] as const)
+      .filter(
+        ([name, n]) => n > (name === join("router", "router.ts") || name === join("runtime", "runtime.ts") ? 300 : 400),
+      );
+    expect(over).toEqual([]);
+  });
+});
