@@ -5,15 +5,17 @@
  */
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import prettier from "prettier";
 import { fileURLToPath } from "node:url";
 import {
   renderHeader,
   renderNotes,
   renderTable,
   targetSummary,
+  withResultsTable,
   type BenchResults,
   type ScenarioResult,
 } from "./lib/report.js";
@@ -147,7 +149,20 @@ function runInChild(
   });
 }
 
-function machine(): BenchResults["machine"] {
+const loadAverage = (): number[] => os.loadavg().map((l) => Math.round(l * 100) / 100);
+
+/** docs/performance.md's table of the last full run, rewritten from `results`. */
+async function publishTable(results: BenchResults): Promise<string[]> {
+  const doc = path.join(BENCH_DIR, "..", "docs", "performance.md");
+  const next = withResultsTable(await readFile(doc, "utf8"), results);
+  if (next === undefined) return [];
+  // Formatted as `npm run lint` checks it.
+  const options = { ...(await prettier.resolveConfig(doc)), filepath: doc };
+  await writeFile(doc, await prettier.format(next, options));
+  return [doc];
+}
+
+function machine(loadAtStart: number[]): BenchResults["machine"] {
   const cpus = os.cpus();
   return {
     cpuModel: cpus[0]?.model.trim() ?? "unknown",
@@ -156,6 +171,7 @@ function machine(): BenchResults["machine"] {
     platform: process.platform,
     arch: process.arch,
     totalMemoryGiB: Math.round((os.totalmem() / 2 ** 30) * 10) / 10,
+    load: { start: loadAtStart, end: loadAverage() },
   };
 }
 
@@ -163,6 +179,7 @@ async function main(): Promise<void> {
   const opts = parseArgs(process.argv.slice(2));
   if (opts.child) return runChild(SCENARIOS.find((s) => s.id === opts.child) as Scenario, opts.quick);
 
+  const loadAtStart = loadAverage();
   const selected = SCENARIOS.filter((s) => !opts.only || opts.only.includes(s.id));
   if (opts.install && selected.some((s) => s.id === "peers")) ensurePeers();
   const libEntry = buildLibrary();
@@ -185,15 +202,18 @@ async function main(): Promise<void> {
     generatedAt: new Date().toISOString(),
     command: `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(" ")}` : ""}`,
     mode: opts.quick ? "quick" : "full",
-    machine: machine(),
+    machine: machine(loadAtStart),
     library: libEntry ? "compiled build (tsc)" : "TypeScript source via tsx",
     settings: settings(opts.quick),
     scenarios,
   };
   await mkdir(path.dirname(opts.out), { recursive: true });
   await writeFile(opts.out, `${JSON.stringify(results, null, 2)}\n`);
-  // The pictures of docs/performance.md come from full runs only.
-  const charts = opts.quick ? [] : await writeCharts(results, path.dirname(opts.out));
+  // The pictures and the table of docs/performance.md come from full runs of every scenario only.
+  const published = !opts.quick && opts.only === undefined;
+  const written = published
+    ? [...(await writeCharts(results, path.dirname(opts.out))), ...(await publishTable(results))]
+    : [];
 
   const { held, missed } = targetSummary(results);
   process.stdout.write(`\n${renderHeader(results)}\n\n${renderTable(results)}\n\n${renderNotes(results)}\n\n`);
@@ -201,7 +221,7 @@ async function main(): Promise<void> {
     `targets held: ${held.length}, missed: ${missed.length}\n${missed.map((m) => `  missed: ${m}\n`).join("")}`,
   );
   process.stdout.write(`results: ${path.relative(process.cwd(), opts.out)}\n`);
-  for (const chart of charts) process.stdout.write(`chart: ${path.relative(process.cwd(), chart)}\n`);
+  for (const file of written) process.stdout.write(`wrote: ${path.relative(process.cwd(), file)}\n`);
   if (scenarios.some((s) => s.status === "error")) process.exitCode = 1;
 }
 

@@ -45,6 +45,8 @@ export interface Machine {
   platform: string;
   arch: string;
   totalMemoryGiB: number;
+  /** The load average (1, 5 and 15 minutes) as the run started and as it ended: how busy the machine was. */
+  load?: { start: number[]; end: number[] };
 }
 
 export interface BenchResults {
@@ -96,10 +98,13 @@ export function renderTable(results: BenchResults): string {
   return [line(rows[0]!), rule, ...rows.slice(1).map(line)].join("\n");
 }
 
+const loads = (l: number[]): string => l.map((x) => x.toFixed(1)).join(" / ");
+
 export function renderHeader(results: BenchResults): string {
   const m = results.machine;
+  const load = m.load ? `load average ${loads(m.load.start)} at the start, ${loads(m.load.end)} at the end; ` : "";
   return (
-    `${m.cpuModel}, ${m.cores} cores, Node ${m.node}, ${m.platform}/${m.arch}; ` +
+    `${m.cpuModel}, ${m.cores} cores, Node ${m.node}, ${m.platform}/${m.arch}; ${load}` +
     `${results.mode} mode, ${results.settings.reps} repetitions after ${results.settings.warmup} warm-up, interleaved; ` +
     `library: ${results.library}`
   );
@@ -125,4 +130,27 @@ export function renderNotes(results: BenchResults): string {
     .filter((s) => s.note)
     .map((s) => `- ${s.id}: ${s.note}`)
     .join("\n");
+}
+
+const DOC_START = "<!-- bench:latest (written by npm run bench from bench/results/latest.json) -->";
+const DOC_END = "<!-- /bench:latest -->";
+
+/**
+ * `doc` with the part between its bench markers replaced by the run's header, table and
+ * targets: the published numbers are always those of the last full run, never typed by hand.
+ * Undefined when `doc` has no markers.
+ */
+export function withResultsTable(doc: string, results: BenchResults): string | undefined {
+  const start = doc.indexOf(DOC_START);
+  const end = doc.indexOf(DOC_END);
+  if (start < 0 || end < start) return undefined;
+  const { held, missed } = targetSummary(results);
+  const body = [
+    `${results.generatedAt.slice(0, 10)}: ${renderHeader(results)}.`,
+    "",
+    renderTable(results),
+    "",
+    `Targets held: ${held.length}, missed: ${missed.length}.${missed.map((m) => `\n- missed: ${m}`).join("")}`,
+  ].join("\n");
+  return `${doc.slice(0, start + DOC_START.length)}\n\n${body}\n\n${doc.slice(end)}`;
 }
