@@ -136,7 +136,7 @@ const serve = (dist: string): string[] => [
   "--sandbox",
   "danger-full-access",
 ];
-const init = { config: { tools: { test_sync_tool: true } } };
+const init = { config: { tools: { test_sync_tool: true, loop_limit: 0 } } };
 const servers: Array<{ id: string; server: Server; init?: Record<string, unknown> }> = [
   { id: "base", server: new Server(serve(baseDist)), init },
   { id: "new both", server: new Server(serve(newDist)), init },

@@ -50,7 +50,9 @@ export function submitInFormat(
     const result = runtime.submit(one);
     if (result.accepted && result.callId !== undefined) {
       callIds.push(result.callId);
-      formats.set(result.callId, format);
+      // Absent is Responses: no entry per call in the common case.
+      if (format !== "responses") formats.set(result.callId, format);
+      else formats.delete(result.callId);
     } else {
       reasons.push(result.reason ?? `items of type ${JSON.stringify(one.type)} are not tool calls; nothing to run`);
     }
@@ -67,6 +69,8 @@ export function submitInFormat(
 
 /** One call's output in the format its call came in (Chat images follow as a user message). */
 export function outputInFormat(output: OutputLike, format: WireFormat | undefined): unknown {
+  // The common case without a list and a copy per output.
+  if ((format ?? "responses") === "responses") return "item" in output ? output.item : output;
   const values = outputValues([{ output, format: format ?? "responses" }]);
   return values.length === 1 ? values[0] : values;
 }
