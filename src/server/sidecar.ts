@@ -137,8 +137,8 @@ export class SidecarServer {
         const item = params["item"];
         if (!isRecord(item) && !Array.isArray(item)) throw badParam("item", "a JSON object or array", item);
         const result = submitInFormat(turn.runtime, item, this.format, turn.formats);
-        const ids = result.callIds ?? (result.callId === undefined ? [] : [result.callId]);
-        if (result.accepted && result.callId !== undefined && turn.add(ids)) {
+        const { callId } = result;
+        if (result.accepted && callId !== undefined && turn.add(result.callIds ?? callId) && turn.ready()) {
           // A call answered inside submit (an error) streams its output right after the reply.
           return new FollowedBy(result, () => {
             this.flush(turn);
@@ -254,10 +254,14 @@ export class SidecarServer {
     const context: TurnContext = {
       ...base,
       toolCallGate: new ReadinessFlag(),
-      onEvent: (event) => {
-        base.onEvent?.(event);
-        this.onEvent(turn, event);
-      },
+      onEvent: base.onEvent
+        ? (event) => {
+            base.onEvent?.(event);
+            this.onEvent(turn, event);
+          }
+        : (event) => {
+            this.onEvent(turn, event);
+          },
       ...(journal && { journal }),
     };
     const runtimeOpts = {
