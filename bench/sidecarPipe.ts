@@ -92,7 +92,7 @@ const serve = (dist: string): string[] => [
   "--sandbox",
   "danger-full-access",
 ];
-// Loop detection off: every call of a turn is the same call on purpose (a build from before it ignores the key).
+// Loop detection off: every call of a turn is the same call on purpose.
 const init = { config: { tools: { test_sync_tool: true, loop_limit: 0 } } };
 const servers: Array<{ id: string; server: Server; init?: Record<string, unknown> }> = [
   { id: "base", server: new Server(serve(baseDist)), init },
@@ -101,7 +101,14 @@ const servers: Array<{ id: string; server: Server; init?: Record<string, unknown
   { id: "floor", server: new Server([floorScript, String(readBytes)]) },
 ];
 try {
-  for (const s of servers) if (s.init) await s.server.send("initialize", s.init);
+  for (const s of servers) {
+    if (!s.init) continue;
+    // A build from before loop detection refuses its key: it has nothing to turn off.
+    await s.server.send("initialize", s.init).catch((err: unknown) => {
+      if (!String(err).includes("loop_limit")) throw err;
+      return s.server.send("initialize", { ...s.init, config: { tools: { test_sync_tool: true } } });
+    });
+  }
   process.stdout.write(
     `${machineLine()}\n${calls} calls a turn, ${reps} reps; turns a sample: enough for ${callsPerSample} calls\n`,
   );

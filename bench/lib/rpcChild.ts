@@ -13,13 +13,13 @@ interface Message {
 export class RpcChild {
   private readonly child: ChildProcessWithoutNullStreams;
   private id = 0;
-  private readonly waiting = new Map<number, (result: unknown) => void>();
+  private readonly waiting = new Map<number, { resolve(result: unknown): void; reject(err: Error): void }>();
   /** Notifications received, by method. */
   readonly notified = new Map<string, number>();
   /** Bytes the child wrote to stdout. */
   bytes = 0;
 
-  /** `node ARGS` in `cwd`; an error reply fails the bench (thrown from the line handler). */
+  /** `node ARGS` in `cwd`. */
   constructor(args: string[], cwd: string) {
     this.child = spawn(process.execPath, args, { cwd });
     this.child.stdout.on("data", (chunk: Buffer) => (this.bytes += chunk.length));
@@ -27,21 +27,22 @@ export class RpcChild {
       const msg = JSON.parse(line) as Message;
       if (msg.method !== undefined) this.notified.set(msg.method, (this.notified.get(msg.method) ?? 0) + 1);
       if (msg.method !== undefined || msg.id === undefined) return;
-      if (msg.error !== undefined) throw new Error(JSON.stringify(msg.error));
-      this.waiting.get(msg.id)?.(msg.result);
+      const waiter = this.waiting.get(msg.id);
       this.waiting.delete(msg.id);
+      if (msg.error !== undefined) waiter?.reject(new Error(JSON.stringify(msg.error)));
+      else waiter?.resolve(msg.result);
     });
   }
 
-  /** One request; resolves with its result. */
+  /** One request; resolves with its result, rejects with an error reply. */
   send(method: string, params: unknown): Promise<unknown> {
     const id = ++this.id;
-    const answered = new Promise((resolve) => this.waiting.set(id, resolve));
+    const answered = new Promise((resolve, reject) => this.waiting.set(id, { resolve, reject }));
     this.child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`);
     return answered;
   }
 
-  /** Requests written at once in one write (pipelined); their replies are not waited for. */
+  /** Requests written at once in one write (pipelined); their replies are not waited for (an error one neither). */
   sendAll(method: string, params: readonly unknown[]): void {
     const lines = params.map((p) => JSON.stringify({ jsonrpc: "2.0", id: ++this.id, method, params: p }));
     this.child.stdin.write(`${lines.join("\n")}\n`);
