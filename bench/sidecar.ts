@@ -8,14 +8,14 @@
  * to `SidecarServer` as JSON lines (parse, submit, reply, streamed output, drain) against the
  * same turn through `runtime.submit` + `drain`. Measures, asserts nothing.
  */
-import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { lib } from "./lib/lib.js";
+import { RpcChild } from "./lib/rpcChild.js";
 import { interleave, median, timeMs, type Variant } from "./lib/stats.js";
 import { batch, benchRouter, benchRuntime, runBatch } from "./lib/tools.js";
 
@@ -72,39 +72,24 @@ function execTurn(items: Item[]): Promise<void> {
 }
 
 /** A sidecar process and a pipelining client: every submit is written at once, then the drain. */
-class Sidecar {
-  private readonly child: ChildProcessWithoutNullStreams;
-  private id = 0;
-  private readonly waiting = new Map<number, (result: unknown) => void>();
-
+class Sidecar extends RpcChild {
   constructor() {
-    this.child = spawn(process.execPath, [MAIN, "serve", "--stdio", "--sandbox", "danger-full-access"], { cwd });
-    createInterface({ input: this.child.stdout }).on("line", (line) => {
-      const msg = JSON.parse(line) as { id?: number; result?: unknown; error?: unknown; method?: string };
-      if (msg.method !== undefined || msg.id === undefined) return;
-      if (msg.error !== undefined) throw new Error(JSON.stringify(msg.error));
-      this.waiting.get(msg.id)?.(msg.result);
-      this.waiting.delete(msg.id);
-    });
-  }
-
-  send(method: string, params: unknown): Promise<unknown> {
-    const id = ++this.id;
-    const answered = new Promise((resolve) => this.waiting.set(id, resolve));
-    this.child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`);
-    return answered;
+    super([MAIN, "serve", "--stdio", "--sandbox", "danger-full-access"], cwd);
   }
 
   async turn(items: Item[]): Promise<void> {
     const { turnId } = (await this.send("turn/start", {})) as { turnId: string };
-    for (const item of items) void this.send("turn/submit", { turnId, item });
+    this.sendAll(
+      "turn/submit",
+      items.map((item) => ({ turnId, item })),
+    );
     const { outputs } = (await this.send("turn/drain", { turnId })) as { outputs: unknown[] };
     if (outputs.length !== items.length) throw new Error(`sidecar: ${outputs.length} outputs`);
   }
 
-  async close(): Promise<void> {
+  override async close(): Promise<void> {
     await this.send("shutdown", {});
-    this.child.stdin.end();
+    await super.close();
   }
 }
 

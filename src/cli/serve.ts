@@ -1,47 +1,9 @@
-import { createInterface } from "node:readline";
 import { JsonRpcError, JsonRpcErrorCode, SidecarServer, type SidecarInitializeParams } from "../server/index.js";
 import { isRecord, PACKAGE_VERSION } from "../util/index.js";
 import { ConfigError } from "./config.js";
 import { sandboxWarning } from "./sandbox.js";
 import { exitCodeFor, onInterrupt, openSession, stderrLogger, type CommonOptions } from "./session.js";
-
-/**
- * Messages written together at the end of the event loop's turn: a turn of many calls sends a
- * reply and an output per call, and one write per message costs a system call each.
- */
-class LineBatcher {
-  private pending: string[] = [];
-  private scheduled = false;
-
-  constructor(private readonly stream: NodeJS.WritableStream) {}
-
-  push(line: string): void {
-    this.pending.push(line);
-    if (this.scheduled) return;
-    this.scheduled = true;
-    setImmediate(() => {
-      this.flush();
-    });
-  }
-
-  private flush(): void {
-    this.scheduled = false;
-    if (this.pending.length === 0) return;
-    const text = `${this.pending.join("\n")}\n`;
-    this.pending = [];
-    this.stream.write(text);
-  }
-
-  /** Resolves once everything pushed so far is written. */
-  flushed(): Promise<void> {
-    this.flush();
-    return new Promise((resolve) => {
-      this.stream.write("", () => {
-        resolve();
-      });
-    });
-  }
-}
+import { LineBatcher, readLines } from "./stdioLines.js";
 
 export interface ServeOptions extends CommonOptions {
   stdio: boolean;
@@ -96,24 +58,22 @@ export async function runServe(opts: ServeOptions): Promise<number> {
     signal = s;
     stopped();
   });
-  const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
-  lines.on("line", (line) => {
-    server.handleLine(line);
-  });
   // End of input: what was already asked is answered first (a script may pipe every request at once).
-  lines.once("close", () => {
-    void server.finishInput().then(stopped);
-  });
+  const lines = readLines(
+    process.stdin,
+    (line) => {
+      server.handleLine(line);
+    },
+    () => {
+      void server.finishInput().then(stopped);
+    },
+  );
   try {
     await done;
-    lines.close();
+    lines.stop();
     // Turns still running are aborted: their outputs and drains are answered before the session closes.
     await server.close();
-    await new Promise<void>((resolve) =>
-      process.stdout.write("", () => {
-        resolve();
-      }),
-    );
+    await out.flushed();
     return signal ? exitCodeFor(signal) : 0;
   } finally {
     stopHandlingSignals();

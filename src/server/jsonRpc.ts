@@ -39,8 +39,11 @@ export class FollowedBy {
 }
 
 export interface JsonRpcPeerOptions {
-  /** Answers one request or notification; throw `JsonRpcError` for an error with its code. */
-  handle(method: string, params: Record<string, unknown>): Promise<unknown>;
+  /**
+   * Answers one request or notification; throw `JsonRpcError` (or reject with it) for an error
+   * with its code. A value (not a promise) is answered at once, in the same event-loop turn.
+   */
+  handle(method: string, params: Record<string, unknown>): unknown;
   /** Writes one message (already a JSON text, no newline). */
   send(message: string): void;
   logger: Logger;
@@ -91,7 +94,7 @@ export class JsonRpcPeer {
       return id;
     }
     this.pending.set(id, deliver);
-    this.write({ jsonrpc: "2.0", id, method, params });
+    this.send(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"method":${JSON.stringify(method)},"params":`, params, id);
     return id;
   }
 
@@ -112,7 +115,7 @@ export class JsonRpcPeer {
   }
 
   notify(method: string, params: Record<string, unknown>): void {
-    this.write({ jsonrpc: "2.0", method, params });
+    this.send(`{"jsonrpc":"2.0","method":${JSON.stringify(method)},"params":`, params, null);
   }
 
   /** Resolves once every counted request received so far has been answered. */
@@ -147,27 +150,60 @@ export class JsonRpcPeer {
     const params = message["params"] ?? {};
     const isNotification = !("id" in message);
     const counted = !(this.opts.uncounted?.has(method) ?? false);
+    let result: unknown;
+    try {
+      if (!isRecord(params)) throw badParam("params", "an object", params);
+      result = this.opts.handle(method, params);
+    } catch (err) {
+      this.failed(method, id, isNotification, err);
+      return;
+    }
+    // A synchronous answer (most `turn/submit`s) goes out now: no promise, no microtask per request.
+    if (!(result instanceof Promise)) {
+      this.answer(method, id, isNotification, result);
+      return;
+    }
     if (counted) this.inFlight++;
-    (isRecord(params) ? this.opts.handle(method, params) : Promise.reject(badParam("params", "an object", params)))
+    // Neither `answer` nor `failed` throws: this chain cannot reject.
+    void result
       .then(
-        (result) => {
-          const answer = result instanceof FollowedBy ? result.result : result;
-          if (!isNotification) this.write({ jsonrpc: "2.0", id, result: answer });
-          if (result instanceof FollowedBy) result.next();
-          this.opts.onReplied?.(method);
+        (value) => {
+          this.answer(method, id, isNotification, value);
         },
         (err: unknown) => {
-          if (!isNotification) this.error(id, err);
-          else this.opts.logger.warn({ method, err: errorMessage(err) }, "notification failed");
+          this.failed(method, id, isNotification, err);
         },
       )
       .finally(() => {
         if (counted && --this.inFlight === 0) this.onIdle?.();
-      })
-      .catch((err: unknown) => {
-        // Only a `send` that threw gets here: nothing left to tell the client.
-        this.opts.logger.error({ method, err: errorMessage(err) }, "could not send the reply");
       });
+  }
+
+  /** The reply to a request (none to a notification), then what the result asked to follow it. */
+  private answer(method: string, id: JsonRpcId | null, isNotification: boolean, result: unknown): void {
+    try {
+      const followed = result instanceof FollowedBy ? result : undefined;
+      if (!isNotification)
+        this.send(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":`, followed ? followed.result : result, id);
+      followed?.next();
+      this.opts.onReplied?.(method);
+    } catch (err) {
+      this.unsent(method, err);
+    }
+  }
+
+  private failed(method: string, id: JsonRpcId | null, isNotification: boolean, err: unknown): void {
+    try {
+      if (!isNotification) this.error(id, err);
+      else this.opts.logger.warn({ method, err: errorMessage(err) }, "notification failed");
+    } catch (sendErr) {
+      this.unsent(method, sendErr);
+    }
+  }
+
+  /** Only a `send` that threw gets here: nothing left to tell the client. */
+  private unsent(method: string, err: unknown): void {
+    this.opts.logger.error({ method, err: errorMessage(err) }, "could not send the reply");
   }
 
   private handleReply(id: JsonRpcId, message: Record<string, unknown>): void {
@@ -192,23 +228,29 @@ export class JsonRpcPeer {
         ? err
         : new JsonRpcError(JsonRpcErrorCode.InternalError, `Internal error: ${errorMessage(err)}`);
     if (!(err instanceof JsonRpcError)) this.opts.logger.error({ err: errorMessage(err) }, "request failed");
-    this.write({ jsonrpc: "2.0", id, error: { code: rpc.code, message: rpc.message } });
+    this.opts.send(errorReply(id, rpc));
   }
 
-  private write(message: Record<string, unknown>): void {
+  /**
+   * One message: its envelope's text up to the last member (`head`, ending in `"key":`), then
+   * `value` serialized (null when undefined) and the closing brace; the envelope is never
+   * built as an object. A value that cannot be serialized (a handler's BigInt) is answered
+   * with what went wrong.
+   */
+  private send(head: string, value: unknown, id: JsonRpcId | null): void {
     let text: string;
     try {
-      text = JSON.stringify(message);
+      text = `${head}${JSON.stringify(value) ?? "null"}}`;
     } catch (err) {
-      // A value that cannot be serialized (a handler's BigInt): answer with what went wrong.
-      text = JSON.stringify({
-        jsonrpc: "2.0",
-        id: message["id"] ?? null,
-        error: { code: JsonRpcErrorCode.InternalError, message: `Internal error: ${errorMessage(err)}` },
-      });
+      text = errorReply(id, new JsonRpcError(JsonRpcErrorCode.InternalError, `Internal error: ${errorMessage(err)}`));
     }
     this.opts.send(text);
   }
+}
+
+/** An error reply's text. */
+function errorReply(id: JsonRpcId | null, err: JsonRpcError): string {
+  return JSON.stringify({ jsonrpc: "2.0", id, error: { code: err.code, message: err.message } });
 }
 
 /** An InvalidParams error naming the field, what it should be and what came. */

@@ -47,6 +47,17 @@ export interface SidecarOptions {
   onShutdown?: () => void;
 }
 
+/** The methods of an open session (`initialize` and `shutdown` aside). */
+const SESSION_METHODS: ReadonlySet<string> = new Set([
+  "turn/start",
+  "turn/resume",
+  "turn/submit",
+  "turn/drain",
+  "turn/abort",
+  "call/cancel",
+  "session/usage",
+]);
+
 /**
  * The JSON-RPC 2.0 sidecar (`toolcall serve --stdio`, DESIGN section 13): one session, many
  * turns; each turn is a `ToolCallRuntime` over the session's router, so MCP servers start
@@ -94,24 +105,23 @@ export class SidecarServer {
     this.peer.handleLine(line);
   }
 
-  private async call(method: string, params: Record<string, unknown>): Promise<unknown> {
+  /** A request's answer: a value when it is known at once (a submit), else a promise. */
+  private call(method: string, params: Record<string, unknown>): unknown {
     if (method === "initialize") return this.initialize(params);
-    if (method === "shutdown") {
-      await this.close();
-      return {};
-    }
-    const known = [
-      "turn/start",
-      "turn/resume",
-      "turn/submit",
-      "turn/drain",
-      "turn/abort",
-      "call/cancel",
-      "session/usage",
-    ];
-    if (!known.includes(method)) throw new JsonRpcError(JsonRpcErrorCode.MethodNotFound, `Method not found: ${method}`);
+    if (method === "shutdown") return this.close().then(() => ({}));
+    if (!SESSION_METHODS.has(method))
+      throw new JsonRpcError(JsonRpcErrorCode.MethodNotFound, `Method not found: ${method}`);
     // Requests sent right behind `initialize` wait for it, in order.
-    if (!this.session && this.opening) await this.opening.catch(() => undefined);
+    if (!this.session && this.opening) {
+      return this.opening.then(
+        () => this.inSession(method, params),
+        () => this.inSession(method, params),
+      );
+    }
+    return this.inSession(method, params);
+  }
+
+  private inSession(method: string, params: Record<string, unknown>): unknown {
     if (!this.session || this.closed) {
       const why = this.closed ? "the server is shutting down" : "call initialize first";
       throw new JsonRpcError(JsonRpcErrorCode.NotInitialized, `Server not initialized: ${why}`);
@@ -127,8 +137,8 @@ export class SidecarServer {
         const item = params["item"];
         if (!isRecord(item) && !Array.isArray(item)) throw badParam("item", "a JSON object or array", item);
         const result = submitInFormat(turn.runtime, item, this.format, turn.formats);
-        const ids = result.callIds ?? (result.callId === undefined ? [] : [result.callId]);
-        if (result.accepted && result.callId !== undefined && turn.add(ids)) {
+        const { callId } = result;
+        if (result.accepted && callId !== undefined && turn.add(result.callIds ?? callId) && turn.ready()) {
           // A call answered inside submit (an error) streams its output right after the reply.
           return new FollowedBy(result, () => {
             this.flush(turn);
@@ -244,10 +254,14 @@ export class SidecarServer {
     const context: TurnContext = {
       ...base,
       toolCallGate: new ReadinessFlag(),
-      onEvent: (event) => {
-        base.onEvent?.(event);
-        this.onEvent(turn, event);
-      },
+      onEvent: base.onEvent
+        ? (event) => {
+            base.onEvent?.(event);
+            this.onEvent(turn, event);
+          }
+        : (event) => {
+            this.onEvent(turn, event);
+          },
       ...(journal && { journal }),
     };
     const runtimeOpts = {

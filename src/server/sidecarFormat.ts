@@ -45,28 +45,33 @@ export function submitInFormat(
   }
   if (items.length === 0) return { accepted: false, reason: `the ${format} message carries no tool call` };
   const callIds: string[] = [];
-  const reasons: string[] = [];
+  let reasons: string[] | undefined;
   for (const one of items) {
     const result = runtime.submit(one);
     if (result.accepted && result.callId !== undefined) {
       callIds.push(result.callId);
-      formats.set(result.callId, format);
+      // Absent is Responses: no entry per call in the common case.
+      if (format !== "responses") formats.set(result.callId, format);
+      else formats.delete(result.callId);
     } else {
-      reasons.push(result.reason ?? `items of type ${JSON.stringify(one.type)} are not tool calls; nothing to run`);
+      (reasons ??= []).push(
+        result.reason ?? `items of type ${JSON.stringify(one.type)} are not tool calls; nothing to run`,
+      );
     }
   }
   const [callId] = callIds;
-  if (callId === undefined) return { accepted: false, reason: reasons.join("; ") };
-  return {
-    accepted: true,
-    callId,
-    ...(callIds.length > 1 && { callIds }),
-    ...(reasons.length > 0 && { reason: reasons.join("; ") }),
-  };
+  const reason = reasons?.join("; ");
+  if (callId === undefined) return { accepted: false, reason: reason ?? "" };
+  const result: SidecarSubmitResult = { accepted: true, callId };
+  if (callIds.length > 1) result.callIds = callIds;
+  if (reason !== undefined) result.reason = reason;
+  return result;
 }
 
 /** One call's output in the format its call came in (Chat images follow as a user message). */
 export function outputInFormat(output: OutputLike, format: WireFormat | undefined): unknown {
+  // The common case without a list and a copy per output.
+  if ((format ?? "responses") === "responses") return "item" in output ? output.item : output;
   const values = outputValues([{ output, format: format ?? "responses" }]);
   return values.length === 1 ? values[0] : values;
 }

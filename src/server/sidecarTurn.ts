@@ -27,15 +27,24 @@ export class SidecarTurn {
   constructor(readonly id: string) {}
 
   /** Calls accepted in this order; those already known are not waited for again. False: none new. */
-  add(callIds: readonly string[]): boolean {
+  add(callIds: string | readonly string[]): boolean {
+    if (typeof callIds === "string") return this.addOne(callIds);
     let added = false;
-    for (const id of callIds) {
-      if (this.known.has(id)) continue;
-      this.known.add(id);
-      this.order.push(id);
-      added = true;
-    }
+    for (const id of callIds) added = this.addOne(id) || added;
     return added;
+  }
+
+  private addOne(id: string): boolean {
+    if (this.known.has(id)) return false;
+    this.known.add(id);
+    this.order.push(id);
+    return true;
+  }
+
+  /** Whether the next output in call order has settled (a flush would send something). */
+  ready(): boolean {
+    const id = this.order[this.next];
+    return id !== undefined && this.settled.has(id);
   }
 
   /** A call's outcome, as it settled (any order). */
