@@ -31,26 +31,22 @@ function blockToItem(block: McpBlock): ContentItem {
  * content's images, which the JSON cannot carry to the model as pictures); otherwise text
  * blocks joined by newlines, or content items when there are images.
  */
-export function mcpResultBody(result: CallToolResult): {
-  body: string | ContentItem[];
-  success: boolean;
-  bounded: false;
-} {
+export function mcpResultBody(result: CallToolResult): { body: string | ContentItem[]; success: boolean } {
   const success = result.isError !== true;
   const content = Array.isArray(result.content) ? result.content : [];
   const structured = result.structuredContent !== undefined && result.structuredContent !== null;
   // Most results are one text block: its text, without the item arrays below.
   const only = content.length === 1 ? content[0] : undefined;
-  if (!structured && only?.type === "text") return { body: only.text, success, bounded: false };
+  if (!structured && only?.type === "text") return { body: only.text, success };
   const items = content.map(blockToItem);
   const images = items.filter((i) => i.type === "input_image");
   if (structured) {
     const json = JSON.stringify(result.structuredContent);
-    if (images.length === 0) return { body: json, success, bounded: false };
+    if (images.length === 0) return { body: json, success };
     const text: ContentItem = { type: "input_text", text: withoutImageData(json, result.content) };
-    return { body: [text, ...images], success, bounded: false };
+    return { body: [text, ...images], success };
   }
-  return { body: images.length > 0 ? items : outputText(items), success, bounded: false };
+  return { body: images.length > 0 ? items : outputText(items), success };
 }
 
 /**

@@ -85,5 +85,6 @@ export function outputBody(output: ToolOutput): OutputBody | string {
   const result: unknown = (output as { result?: unknown }).result;
   if (!isRecord(result)) return "an mcp output needs a result object";
   if (result["content"] !== undefined && !Array.isArray(result["content"])) return "result.content must be an array";
-  return mcpResultBody(result as CallToolResult);
+  const { body, success } = mcpResultBody(result as CallToolResult);
+  return { body, success, bounded: false };
 }
