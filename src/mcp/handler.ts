@@ -33,18 +33,18 @@ export class McpHandler implements ToolHandler {
     return this.caller.resolve?.(inv.toolName)?.annotations?.readOnlyHint !== true;
   }
 
-  async handle(inv: ToolInvocation): Promise<ToolOutput> {
+  /** Not `async`: the call's promise with one `then`, and no more (this is every MCP call's path). */
+  handle(inv: ToolInvocation): Promise<ToolOutput> {
     // The router hands this handler mcp payloads only: it refuses any other as fatal (`handlerMatchesKind`).
     const { server, tool } = inv.payload as Extract<ToolPayload, { kind: "mcp" }>;
     if (inv.args !== undefined && !isRecord(inv.args)) {
-      throw FunctionCallError.respondToModel(texts.mcpCallFailed("MCP tool arguments must be a JSON object"));
+      return Promise.reject(
+        FunctionCallError.respondToModel(texts.mcpCallFailed("MCP tool arguments must be a JSON object")),
+      );
     }
     const turn = inv.turn;
-    // Events are built only for a listener: this is every MCP call's path.
+    // Events are built only for a listener.
     const base = turn.onEvent && { callId: inv.callId, toolName: inv.toolName, server, tool };
-    if (base) emitEvent(turn, { type: "mcp_tool_call_begin", ...base });
-    const started = base ? performance.now() : 0;
-    let success = false;
     const opts: CallOptions = {
       callId: inv.callId,
       onProgress:
@@ -62,18 +62,41 @@ export class McpHandler implements ToolHandler {
     // The runtime's invocations have onAbort: no AbortSignal per call.
     if (inv.onAbort) opts.onAbort = inv.onAbort.bind(inv);
     else opts.signal = inv.signal;
+    const started = base ? performance.now() : 0;
+    let result: Promise<CallToolResult>;
     try {
-      const result = await this.caller.callTool(server, tool, inv.args, opts);
-      success = result.isError !== true;
-      return { kind: "mcp", result };
+      if (base) emitEvent(turn, { type: "mcp_tool_call_begin", ...base });
+      result = this.caller.callTool(server, tool, inv.args, opts);
     } catch (err) {
-      if (err instanceof McpCallError) {
-        throw FunctionCallError.respondToModel(err.timedOut ? err.message : texts.mcpCallFailed(err.message));
-      }
-      throw FunctionCallError.respondToModel(texts.mcpCallFailed(errorMessage(err)));
-    } finally {
-      if (base)
-        emitEvent(turn, { type: "mcp_tool_call_end", ...base, success, durationMs: performance.now() - started });
+      return Promise.reject(modelFacing(err));
     }
+    if (!base) return result.then(asOutput, rejectModelFacing);
+    const end = (success: boolean): void => {
+      emitEvent(turn, { type: "mcp_tool_call_end", ...base, success, durationMs: performance.now() - started });
+    };
+    return result.then(
+      (r) => {
+        end(r.isError !== true);
+        return asOutput(r);
+      },
+      (err: unknown) => {
+        end(false);
+        throw modelFacing(err);
+      },
+    );
   }
+}
+
+const asOutput = (result: CallToolResult): ToolOutput => ({ kind: "mcp", result });
+
+/** `tool call error: ...`, or the timeout text as it is. */
+function modelFacing(err: unknown): FunctionCallError {
+  if (err instanceof McpCallError) {
+    return FunctionCallError.respondToModel(err.timedOut ? err.message : texts.mcpCallFailed(err.message));
+  }
+  return FunctionCallError.respondToModel(texts.mcpCallFailed(errorMessage(err)));
+}
+
+function rejectModelFacing(err: unknown): never {
+  throw modelFacing(err);
 }

@@ -80,12 +80,30 @@ export class ReplyReader {
       const ends = line.length > 2 * EDGE_BYTES ? `${line.slice(0, EDGE_BYTES)}\n${line.slice(-EDGE_BYTES)}` : line;
       return { kind: "rejected", reason: `malformed reply (not JSON: ${errorMessage(err)})`, id: idIn(ends) };
     }
+    const plain = plainResult(value);
+    if (plain) return { kind: "message", message: plain };
     const parsed = JSONRPCMessageSchema.safeParse(value);
     if (parsed.success) return { kind: "message", message: parsed.data };
     const id =
       isRecord(value) && (typeof value["id"] === "number" || typeof value["id"] === "string") ? value["id"] : undefined;
     return { kind: "rejected", reason: `malformed reply (not a JSON-RPC message: ${summary(value)})`, id };
   }
+}
+
+/**
+ * A plain result response (`jsonrpc`, `id` and a `result` object without `_meta`, nothing else)
+ * skips zod: the SDK checks `result` against the request's own schema when it takes the answer,
+ * and `JSONRPCMessageSchema` would try three other shapes first and copy the result. Whatever
+ * this does not accept still goes through the schema, so it accepts nothing the schema refuses.
+ */
+function plainResult(value: unknown): JSONRPCMessage | undefined {
+  if (!isRecord(value) || value["jsonrpc"] !== "2.0") return undefined;
+  const { id, result } = value;
+  if (typeof id !== "string" && !Number.isSafeInteger(id)) return undefined;
+  if (!isRecord(result) || result["_meta"] !== undefined) return undefined;
+  let keys = 0;
+  for (const key in value) if (Object.hasOwn(value, key)) keys++;
+  return keys === 3 ? (value as JSONRPCMessage) : undefined;
 }
 
 function lastBytes(buf: Buffer): Buffer {

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import type { Writable } from "node:stream";
 import { getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
@@ -23,6 +24,14 @@ export const REPLY_REJECTED_CODE = -32099;
 
 const STDERR_TAIL = 2_000;
 
+/** Resolves once `text` is written or buffered below the high-water mark. */
+function write(stdin: Writable, text: string): Promise<void> {
+  return new Promise((resolve) => {
+    if (stdin.write(text)) resolve();
+    else stdin.once("drain", resolve);
+  });
+}
+
 const isResponse = (m: JSONRPCMessage): boolean => "id" in m && !("method" in m);
 
 /**
@@ -46,6 +55,11 @@ export class ProcessGroupStdioTransport implements Transport {
   private exited: Promise<void> | undefined;
   /** Messages waiting for their turn (see `deliver`). */
   private held: JSONRPCMessage[] | undefined;
+  /** What was sent after the first message of this synchronous run, written together (see `send`). */
+  private queued: string | undefined;
+  /** What those senders await, made only when there is a second message. */
+  private queuedWritten: Promise<void> | undefined;
+  private queuedSettle: { resolve: () => void; reject: (err: Error) => void } | undefined;
   /** Ends the group's tracking for the host's exit; set while the group may be alive. */
   private untrack: (() => void) | undefined;
 
@@ -169,20 +183,45 @@ export class ProcessGroupStdioTransport implements Transport {
     for (const message of held) this.onmessage?.(message);
   }
 
+  /**
+   * The first message of a synchronous run is written at once (a lone request waits for
+   * nothing); the ones sent after it in the same run are joined and written in one `write` once
+   * it ends (a microtask). A pipe write is the largest CPU cost of a call: a turn's fan-out of
+   * 100 calls makes 2 writes instead of 100, while the server starts on the first at once.
+   */
   send(message: JSONRPCMessage): Promise<void> {
-    return new Promise((resolve, reject) => {
-      const stdin = this.child?.stdin;
-      if (!stdin || !stdin.writable || this.exit) {
-        reject(new Error(`MCP server is not running${this.exit ? ` (${this.exitDescription()})` : ""}`));
-        return;
-      }
-      if ("method" in message && "id" in message) this.pending.add(message.id);
-      else if ("method" in message && message.method === "notifications/cancelled") {
-        this.pending.delete(message.params?.["requestId"] as RequestId);
-      }
-      if (stdin.write(serializeMessage(message))) resolve();
-      else stdin.once("drain", resolve);
-    });
+    const stdin = this.child?.stdin;
+    if (!stdin || !stdin.writable || this.exit) return Promise.reject(this.notRunning());
+    if ("method" in message && "id" in message) this.pending.add(message.id);
+    else if ("method" in message && message.method === "notifications/cancelled") {
+      this.pending.delete(message.params?.["requestId"] as RequestId);
+    }
+    let line: string;
+    try {
+      line = serializeMessage(message);
+    } catch (err) {
+      return Promise.reject(err instanceof Error ? err : new Error(String(err)));
+    }
+    if (this.queued !== undefined) {
+      this.queued += line;
+      return (this.queuedWritten ??= new Promise((resolve, reject) => (this.queuedSettle = { resolve, reject })));
+    }
+    this.queued = "";
+    queueMicrotask(this.flush);
+    return write(stdin, line);
+  }
+
+  private readonly flush = (): void => {
+    const { queued, queuedSettle } = this;
+    this.queued = this.queuedWritten = this.queuedSettle = undefined;
+    if (!queued || !queuedSettle) return;
+    const stdin = this.child?.stdin;
+    if (stdin?.writable) write(stdin, queued).then(queuedSettle.resolve, queuedSettle.reject);
+    else queuedSettle.reject(this.notRunning());
+  };
+
+  private notRunning(): Error {
+    return new Error(`MCP server is not running${this.exit ? ` (${this.exitDescription()})` : ""}`);
   }
 
   /**

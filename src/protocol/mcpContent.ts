@@ -33,15 +33,20 @@ function blockToItem(block: McpBlock): ContentItem {
  */
 export function mcpResultBody(result: CallToolResult): { body: string | ContentItem[]; success: boolean } {
   const success = result.isError !== true;
-  const items = (Array.isArray(result.content) ? result.content : []).map(blockToItem);
+  const content = Array.isArray(result.content) ? result.content : [];
+  const structured = result.structuredContent !== undefined && result.structuredContent !== null;
+  // Most results are one text block: its text, without the item arrays below.
+  const only = content.length === 1 ? content[0] : undefined;
+  if (!structured && only?.type === "text") return { body: only.text, success };
+  const items = content.map(blockToItem);
   const images = items.filter((i) => i.type === "input_image");
-  if (result.structuredContent !== undefined && result.structuredContent !== null) {
+  if (structured) {
     const json = JSON.stringify(result.structuredContent);
     if (images.length === 0) return { body: json, success };
-    return { body: [{ type: "input_text", text: withoutImageData(json, result.content) }, ...images], success };
+    const text: ContentItem = { type: "input_text", text: withoutImageData(json, result.content) };
+    return { body: [text, ...images], success };
   }
-  if (images.length > 0) return { body: items, success };
-  return { body: outputText(items), success };
+  return { body: images.length > 0 ? items : outputText(items), success };
 }
 
 /**
