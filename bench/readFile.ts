@@ -1,22 +1,31 @@
 /**
- * `npx tsx bench/readFile.ts [--reps N] [--base DIST] [--new DIST]`: read_file of a 515-line
+ * `npx tsx bench/readFile.ts [--reps N] [--base DIST] [--new DIST] [--lines N]`: read_file of a
  * file through the runtime (a session router with its read ledger), base build vs this one,
  * beside a raw `readFile` + line numbering, and beside the floor of a checked read: the real
  * path and the file's kind asked at once (what a sandbox must know before it opens a path),
  * then `open` + `fstat` + `read` + `close` and the numbering; 200 calls a sample, interleaved,
  * medians [p25–p75].
+ *
+ * The file (default 100 lines, 3.5 kB: issue 31's "small file") is last modified a minute ago:
+ * the read ledger hashes a file changed in the last 3 s (a write in the same clock tick leaves
+ * its times unchanged), which a file an agent reads has seldom just become. `--lines 515` gives
+ * 17 kB of numbered lines: over the default 10 kB output budget, so the runtime also cuts the
+ * output to the budget, which the raw read does not.
  */
-import { open, readFile, realpath, rm, stat, mkdtemp, writeFile } from "node:fs/promises";
+import { open, readFile, realpath, rm, stat, mkdtemp, utimes, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { type Build, flag, interleaved, loadBuilds, machineLine } from "./lib/builds.js";
 import { NO_LOOP_DETECTION } from "./lib/tools.js";
 
 const reps = Number(flag("reps", "7"));
+const LINES = Number(flag("lines", "100"));
 const PER_SAMPLE = 200;
 const dir = await mkdtemp(path.join(os.tmpdir(), "bench-read-file-"));
 const file = path.join(dir, "a.ts");
-await writeFile(file, Array.from({ length: 515 }, (_, i) => `const line${i} = ${i}; // some text`).join("\n"));
+await writeFile(file, Array.from({ length: LINES }, (_, i) => `const line${i} = ${i}; // some text`).join("\n"));
+const aMinuteAgo = new Date(Date.now() - 60_000);
+await utimes(file, aMinuteAgo, aMinuteAgo);
 const { base, next } = await loadBuilds();
 
 async function reader(lib: Build): Promise<{ run: () => Promise<void>; close: () => Promise<void> }> {
@@ -31,7 +40,7 @@ async function reader(lib: Build): Promise<{ run: () => Promise<void>; close: ()
         runtime.submit({ type: "function_call", call_id: `r${++n}`, name: "read_file", arguments: args });
         const [item] = await runtime.drain();
         const out = (item as { output: string }).output;
-        if (!out.includes("L515: ")) throw new Error(`read_file failed: ${out.slice(0, 200)}`);
+        if (!out.includes(`L${LINES}: `)) throw new Error(`read_file failed: ${out.slice(0, 200)}`);
       }
     },
     close: () => router.close(),
@@ -39,7 +48,7 @@ async function reader(lib: Build): Promise<{ run: () => Promise<void>; close: ()
 }
 const readers = [await reader(base), await reader(next)];
 try {
-  process.stdout.write(`${machineLine()}\nread_file 515 lines, ${PER_SAMPLE} calls a sample, ${reps} reps\n`);
+  process.stdout.write(`${machineLine()}\nread_file ${LINES} lines, ${PER_SAMPLE} calls a sample, ${reps} reps\n`);
   const rows = await interleaved(
     [
       { id: "base", run: (readers[0] as { run: () => Promise<void> }).run },
