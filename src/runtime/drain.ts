@@ -54,7 +54,7 @@ export class Drain<Ctx> {
       try {
         return Promise.resolve(this.take());
       } catch (err) {
-        return Promise.reject(err as Error);
+        return Promise.reject(err);
       }
     }
     this.draining = new Promise<ToolCallOutcome[]>(this.wait);
