@@ -12,7 +12,7 @@ const { specs, registry } = new ToolRegistryBuilder()
     { type: "function", name: "noop", description: "Does nothing.", parameters: { type: "object", properties: {} } },
     true,
   )
-  .registerHandler("noop", { kind: "function", handle: () => ({ kind: "function", body: "ok" }) })
+  .registerHandler("noop", { kind: "function", handle: () => Promise.resolve({ kind: "function", body: "ok" }) })
   .build();
 const router = new ToolRouter(registry, specs);
 
