@@ -49,6 +49,9 @@ export class SessionLedger {
   private readonly quotas: Quotas;
   private readonly loops: LoopDetector;
   private readonly tools = new Map<string, ToolStats>();
+  /** The tool `stats` found last, and its stats. */
+  private lastTool: string | undefined;
+  private lastStats: ToolStats | undefined;
 
   constructor(opts: SessionLedgerOptions = {}) {
     const limit = opts.loopLimit ?? 5;
@@ -67,7 +70,7 @@ export class SessionLedger {
   admit(call: LedgerCall, args: unknown, turn: TurnContext, turnKey: TurnKey, repaired: boolean): string | undefined {
     const { callId, toolName } = call;
     if (repaired) this.stats(toolName).repairs++;
-    const repeats = this.loops.repeats(toolName, rawArguments(call), args);
+    const repeats = this.loops.on ? this.loops.repeats(toolName, rawArguments(call), args) : undefined;
     if (repeats !== undefined) {
       turn.logger.warn({ callId, toolName, count: repeats }, "tool call loop");
       emitEvent(turn, { type: "tool_call_loop", callId, toolName, count: repeats });
@@ -106,7 +109,7 @@ export class SessionLedger {
     stats.bytes += bytes;
     stats.tokens += tokens;
     if (record.startedAt !== undefined) stats.handler(outcome.timing.handlerMs);
-    if (record.invocation) {
+    if (record.invocation && this.loops.on) {
       this.loops.ran(outcome.toolName, rawArguments(record.call), record.invocation.args, outcome.item.output);
     }
     return tokens;
@@ -118,11 +121,15 @@ export class SessionLedger {
   }
 
   private stats(toolName: string): ToolStats {
+    // A turn mostly calls one tool after another of the same name: no map lookup then.
+    if (toolName === this.lastTool && this.lastStats) return this.lastStats;
     let stats = this.tools.get(toolName);
     if (!stats) {
       stats = new ToolStats();
       this.tools.set(toolName, stats);
     }
+    this.lastTool = toolName;
+    this.lastStats = stats;
     return stats;
   }
 }

@@ -14,8 +14,13 @@ export class LoopDetector {
   private output: unknown;
   private count = 0;
 
+  /** Loop detection is on (`limit` above 0): off, the ledger asks nothing per call. */
+  readonly on: boolean;
+
   /** `limit` 0: never a loop. */
-  constructor(private readonly limit: number) {}
+  constructor(private readonly limit: number) {
+    this.on = limit > 0;
+  }
 
   /** How many times in a row this call already ran with one result, when that is the limit; else undefined. */
   repeats(tool: string, raw: string | undefined, args: unknown): number | undefined {

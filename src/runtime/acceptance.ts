@@ -26,17 +26,30 @@ export class DrainedCall {
   readonly item: ResponseInputItem;
   readonly success: boolean;
   readonly aborted: boolean;
+  /**
+   * What a repeated call is compared with: a function call's argument text (its payload object
+   * is not kept: one object fewer to survive per call of a long turn), else the payload.
+   */
+  private readonly compared: string | ToolPayload;
 
   constructor(
     readonly callId: string,
     readonly toolName: string,
     readonly payloadKind: PayloadKind,
-    readonly payload: ToolPayload,
+    payload: ToolPayload,
     outcome: ToolCallOutcome,
   ) {
     this.item = outcome.item;
     this.success = outcome.success;
     this.aborted = outcome.aborted;
+    this.compared = payload.kind === "function" ? payload.arguments : payload;
+  }
+
+  /** The same payload as this call's (compared as JSON). */
+  samePayload(payload: ToolPayload): boolean {
+    const compared = this.compared;
+    if (typeof compared === "string") return payload.kind === "function" && payload.arguments === compared;
+    return JSON.stringify(compared) === JSON.stringify(payload);
   }
 }
 
@@ -123,13 +136,11 @@ export class Acceptance<Ctx> {
 
 /** The same tool with the same arguments (compared only when a call id comes again). */
 function sameCall<Ctx>(first: CallRecord<Ctx> | DrainedCall, toolName: string, payload: ToolPayload): boolean {
+  if (first.toolName !== toolName) return false;
+  if (first instanceof DrainedCall) return first.samePayload(payload);
   // A record without a prepared call: an item that could not become a call; no later call is the same.
-  const firstPayload = first instanceof DrainedCall ? first.payload : first.prepared?.call.payload;
-  return (
-    firstPayload !== undefined &&
-    first.toolName === toolName &&
-    JSON.stringify(firstPayload) === JSON.stringify(payload)
-  );
+  const firstPayload = first.prepared?.call.payload;
+  return firstPayload !== undefined && JSON.stringify(firstPayload) === JSON.stringify(payload);
 }
 
 function messageOf(err: FunctionCallError): string {

@@ -2,7 +2,7 @@ import { texts } from "../protocol/index.js";
 import { emitEvent, type TurnContext } from "../turn/index.js";
 import { timerDelay } from "../util/index.js";
 import { DeadlineState, type CallRecord } from "./callRecord.js";
-import { deadlineWheel, type DeadlineOwner } from "./deadlineWheel.js";
+import { deadlineWheel, type DeadlineOwner, type DeadlineSlot } from "./deadlineWheel.js";
 
 /** What the deadlines need from their runtime. */
 export interface DeadlineHost<Ctx> {
@@ -21,7 +21,8 @@ export interface DeadlineHost<Ctx> {
  * counter and a comparison; the process-wide wheel does the timing.
  */
 export class CallDeadlines<Ctx> implements DeadlineOwner {
-  watched = false;
+  /** What the wheel holds: this runtime only while one of its deadlines is live. */
+  private readonly slot: DeadlineSlot = { owner: undefined, watched: false };
   private live = 0;
   /** `toolTimeoutMs`, or a spec's shorter one: when a call may first be due. */
   private readonly shortest: number;
@@ -40,10 +41,10 @@ export class CallDeadlines<Ctx> implements DeadlineOwner {
   /** The call holds its slot since `at` and is about to start: its deadline is live. */
   start(record: CallRecord<Ctx>, at: number): void {
     record.deadline = DeadlineState.Live;
-    this.live++;
+    if (this.live++ === 0) this.slot.owner = this;
     // The shortest deadline any tool has, counted from the grant: never later than the call's
     // own (counted from the handler's start); the sweep finds that one (no lookup per call).
-    deadlineWheel.watch(this, at + this.shortest);
+    deadlineWheel.watch(this.slot, at + this.shortest);
   }
 
   /** The handler settled (or the call was released as leaked): its deadline is over. */
@@ -54,11 +55,7 @@ export class CallDeadlines<Ctx> implements DeadlineOwner {
       this.leakTimers.delete(record);
     }
     record.deadline = DeadlineState.None;
-    this.live--;
-  }
-
-  idle(): boolean {
-    return this.live === 0;
+    if (--this.live === 0) this.slot.owner = undefined;
   }
 
   /** Expires the running calls whose deadline is due; returns the next deadline. */

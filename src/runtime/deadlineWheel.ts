@@ -4,25 +4,32 @@ import { now, timerDelay } from "../util/index.js";
 export interface DeadlineOwner {
   /** Expires the calls due at `at`; returns its next deadline (Infinity: none running). */
   sweepDeadlines(at: number): number;
-  /** No call of it holds a live deadline now. */
-  idle(): boolean;
-  /** The wheel's bookkeeping: true while it holds this owner. */
+}
+
+/**
+ * What the wheel holds for one runtime: the runtime itself only while one of its calls has a
+ * live deadline. An idle runtime clears `owner` (a field write, no set traffic), so a finished
+ * runtime, and every call and output it still holds, is not kept alive by the wheel: held, a
+ * batch's runtime survived young collections and was copied and promoted for nothing.
+ */
+export interface DeadlineSlot {
+  owner: DeadlineOwner | undefined;
+  /** The wheel's bookkeeping: true while it holds this slot. */
   watched: boolean;
 }
 
-/** Idle owners the wheel may hold before it lets them go (bounded retention, no per-call set churn). */
-const MAX_IDLE_OWNERS = 64;
+/** Idle slots the wheel may hold before it lets them go (bounded retention, no per-call set churn). */
+const MAX_IDLE_SLOTS = 64;
 
 /**
  * One timer for every running call's deadline in the process, rather than one per call or per
- * runtime: a timer costs about as much as the rest of a call's overhead. A runtime joins when
- * a call of it starts and stays while it alternates between busy and idle (a set insertion per
- * call would cost as much again); idle runtimes are let go at the next sweep, or once more than
- * MAX_IDLE_OWNERS are held, so a finished runtime is not kept in memory for long. The timer
- * never keeps the process alive by itself.
+ * runtime: a timer costs about as much as the rest of a call's overhead. A runtime's slot joins
+ * when a call of it starts and stays while it alternates between busy and idle (a set insertion
+ * per call would cost as much again); idle slots are let go at the next sweep, or once more than
+ * MAX_IDLE_SLOTS are held. The timer never keeps the process alive by itself.
  */
-function createDeadlineWheel(): { watch(owner: DeadlineOwner, at: number): void } {
-  const owners = new Set<DeadlineOwner>();
+function createDeadlineWheel(): { watch(slot: DeadlineSlot, at: number): void } {
+  const slots = new Set<DeadlineSlot>();
   let timer: NodeJS.Timeout | undefined;
   let armedAt = Infinity;
 
@@ -32,9 +39,9 @@ function createDeadlineWheel(): { watch(owner: DeadlineOwner, at: number): void 
     timer = setTimeout(fire, timerDelay(at - now())).unref();
   };
 
-  const release = (owner: DeadlineOwner): void => {
-    owners.delete(owner);
-    owner.watched = false;
+  const release = (slot: DeadlineSlot): void => {
+    slots.delete(slot);
+    slot.watched = false;
   };
 
   const fire = (): void => {
@@ -42,21 +49,21 @@ function createDeadlineWheel(): { watch(owner: DeadlineOwner, at: number): void 
     timer = undefined;
     const at = now();
     let next = Infinity;
-    for (const owner of owners) {
-      const due = owner.sweepDeadlines(at);
-      if (due === Infinity) release(owner);
+    for (const slot of slots) {
+      const due = slot.owner?.sweepDeadlines(at) ?? Infinity;
+      if (due === Infinity) release(slot);
       else next = Math.min(next, due);
     }
     if (next < Infinity) arm(next);
   };
 
   return {
-    /** `owner` has a running call due at `at` or later. */
-    watch(owner, at) {
-      if (!owner.watched) {
-        if (owners.size >= MAX_IDLE_OWNERS) for (const held of owners) if (held.idle()) release(held);
-        owners.add(owner);
-        owner.watched = true;
+    /** `slot`'s owner has a running call due at `at` or later. */
+    watch(slot, at) {
+      if (!slot.watched) {
+        if (slots.size >= MAX_IDLE_SLOTS) for (const held of slots) if (held.owner === undefined) release(held);
+        slots.add(slot);
+        slot.watched = true;
       }
       if (at < armedAt) arm(at);
     },

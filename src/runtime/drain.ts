@@ -49,17 +49,23 @@ export class Drain<Ctx> {
       const next = (): Promise<ToolCallOutcome[]> => this.outcomes();
       return this.draining.then(next, next);
     }
-    const drained = new Promise<ToolCallOutcome[]>((resolve, reject) => {
-      if (this.unsettled === 0) {
-        resolve(this.take());
-        return;
+    // Everything settled already: no executor, no resolving functions kept.
+    if (this.unsettled === 0) {
+      try {
+        return Promise.resolve(this.take());
+      } catch (err) {
+        return Promise.reject(err);
       }
-      this.resolveDrain = resolve;
-      this.rejectDrain = reject;
-    });
-    if (this.resolveDrain) this.draining = drained;
-    return drained;
+    }
+    this.draining = new Promise<ToolCallOutcome[]>(this.wait);
+    return this.draining;
   }
+
+  /** The waiting drain's executor: made once per runtime, not a closure per `outcomes` call. */
+  private readonly wait = (resolve: (outcomes: ToolCallOutcome[]) => void, reject: (err: unknown) => void): void => {
+    this.resolveDrain = resolve;
+    this.rejectDrain = reject;
+  };
 
   /** Throws the turn's fatal error once, when the fatal call is among `outcomes`. */
   reportFatal(outcomes: ToolCallOutcome[]): void {
@@ -89,11 +95,15 @@ export class Drain<Ctx> {
     // `splice` rather than a fresh `[]` per drain: V8 may pretenure an array literal that long
     // batches kept alive, and then every dead pending array, tenured, keeps its calls' objects
     // alive through young collections (sequential submit + drain ran 2× slower in such a process).
-    const outcomes = this.pending.splice(0).map((record) => {
+    // The taken array is filled with the outcomes in place (no second array per drain).
+    const taken = this.pending.splice(0) as unknown[];
+    for (let i = 0; i < taken.length; i++) {
+      const record = taken[i] as CallRecord<Ctx>;
       this.acceptance.drained(record);
       // Drain reads outcomes once every call in its batch has settled.
-      return record.result as ToolCallOutcome;
-    });
+      taken[i] = record.result;
+    }
+    const outcomes = taken as ToolCallOutcome[];
     this.reportFatal(outcomes);
     return outcomes;
   }

@@ -97,10 +97,7 @@ export class ToolCallRuntime<Ctx = unknown> {
   /** `journaled`: a resumed turn's call, already in the journal. */
   private accept(item: ResponseItem | UnknownItem, submittedAt: number, journaled = false): SubmitResult {
     const accepted = this.acceptance.accept(item);
-    if ("first" in accepted) {
-      this.answers.replay(accepted.first, submittedAt);
-      return { accepted: true, callId: accepted.first.callId };
-    }
+    // The common case first: a new call.
     if (accepted instanceof PreparedCall) {
       const { callId, toolName } = accepted.call;
       if (!journaled) this.log?.accepted(callId, toolName, item, !accepted.exclusive);
@@ -108,6 +105,10 @@ export class ToolCallRuntime<Ctx = unknown> {
       this.acceptance.remember(record);
       this.answers.drain.track(record);
       return { accepted: true, callId };
+    }
+    if ("first" in accepted) {
+      this.answers.replay(accepted.first, submittedAt);
+      return { accepted: true, callId: accepted.first.callId };
     }
     if (!("failure" in accepted)) return accepted;
     // A known call id, but the item could not become a call: answer it with the error (or, once
