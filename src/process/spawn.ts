@@ -43,7 +43,7 @@ export async function releaseGroup(started: GroupChild): Promise<void> {
 function spawnerStdio(stdio: StdioOptions): Array<"ignore" | "pipe"> | undefined {
   if (process.env["TOOLCALL_SPAWNER"] === "off" || !Array.isArray(stdio)) return undefined;
   const entries = stdio as unknown[];
-  return entries.every((s) => s === "pipe" || s === "ignore") ? (entries as Array<"ignore" | "pipe">) : undefined;
+  return entries.every((s) => s === "pipe" || s === "ignore") ? entries : undefined;
 }
 
 /** Starts it through the spawner where it can; resolves with a running child or rejects with the spawn error. */

@@ -45,22 +45,32 @@ class Spawner {
 
   constructor() {
     // Its own session: a Ctrl-C at the host's terminal is the host's to pass on, not the spawner's.
-    this.proc = spawn(
-      process.execPath,
-      FROM_SOURCE ? ["--import", import.meta.resolve("tsx"), ENTRY] : [ENTRY],
-      { detached: true, stdio: ["ignore", "ignore", "ignore", "ipc"], env: { PATH: process.env["PATH"] ?? "" } },
-    );
-    this.proc.on("error", () => this.died());
-    this.proc.once("exit", () => this.died());
-    this.proc.once("disconnect", () => this.died());
-    this.proc.on("message", (message: SpawnerReply, handle: unknown) => this.onReply(message, handle));
+    this.proc = spawn(process.execPath, FROM_SOURCE ? ["--import", import.meta.resolve("tsx"), ENTRY] : [ENTRY], {
+      detached: true,
+      stdio: ["ignore", "ignore", "ignore", "ipc"],
+      env: { PATH: process.env["PATH"] ?? "" },
+    });
+    this.proc.on("error", () => {
+      this.died();
+    });
+    this.proc.once("exit", () => {
+      this.died();
+    });
+    this.proc.once("disconnect", () => {
+      this.died();
+    });
+    this.proc.on("message", (message: SpawnerReply, handle: unknown) => {
+      this.onReply(message, handle);
+    });
     this.proc.unref();
     this.proc.channel?.unref();
   }
 
   spawn(file: string, args: readonly string[], opts: Omit<SpawnRequest, "id" | "file" | "args">): Promise<RemoteChild> {
     const id = this.nextId++;
-    const child = new RemoteChild(opts.stdio.length, (c) => this.hold(c, c.referencing));
+    const child = new RemoteChild(opts.stdio.length, (c) => {
+      this.hold(c, c.referencing);
+    });
     const fds = opts.stdio.flatMap((s, fd) => (s === "pipe" ? [fd] : []));
     return new Promise<RemoteChild>((resolve, reject) => {
       this.pending.set(id, { child, fds, resolve, reject });
@@ -103,7 +113,8 @@ class Spawner {
         // A descriptor the kernel could not pass (the host at its open-file limit) never arrives.
         if (p.fds.some((fd) => p.child.stdio[fd] === null)) {
           for (const s of p.child.stdio) s?.destroy();
-          return this.fail(message.id, new Error("the process spawner could not pass the command's pipes"));
+          this.fail(message.id, new Error("the process spawner could not pass the command's pipes"));
+          return;
         }
         this.pending.delete(message.id);
         this.children.set(message.id, p.child);
@@ -114,8 +125,10 @@ class Spawner {
         this.children.get(message.id)?.exit(message.code, message.signal);
         this.children.delete(message.id);
         return;
-      case "failed":
-        return this.fail(message.id, rebuilt(message.error));
+      case "failed": {
+        this.fail(message.id, rebuilt(message.error));
+        return;
+      }
     }
   }
 

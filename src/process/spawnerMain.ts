@@ -29,7 +29,8 @@ const isStrings = (v: unknown): v is string[] => Array.isArray(v) && v.every((s)
 function parse(raw: unknown): SpawnRequest | string {
   if (typeof raw !== "object" || raw === null) return "not an object";
   const r = raw as Record<string, unknown>;
-  if (typeof r["file"] !== "string" || !isStrings(r["args"]) || typeof r["cwd"] !== "string") return "bad file/args/cwd";
+  if (typeof r["file"] !== "string" || !isStrings(r["args"]) || typeof r["cwd"] !== "string")
+    return "bad file/args/cwd";
   const env = r["env"];
   if (typeof env !== "object" || env === null || !Object.values(env).every((v) => typeof v === "string"))
     return "bad env";
@@ -53,16 +54,22 @@ function start(raw: unknown): void {
   const id = (raw as { id?: unknown } | null)?.id;
   if (typeof id !== "number" || !Number.isSafeInteger(id)) return;
   const req = parse(raw);
-  if (typeof req === "string") return reply({ id, kind: "failed", error: { message: `bad spawn request: ${req}` } });
+  if (typeof req === "string") {
+    reply({ id, kind: "failed", error: { message: `bad spawn request: ${req}` } });
+    return;
+  }
   let child: ChildProcess;
   try {
     child = spawn(req.file, req.args, { cwd: req.cwd, env: req.env, detached: true, stdio: req.stdio });
   } catch (err) {
-    return reply({ id, kind: "failed", error: failure(err) });
+    reply({ id, kind: "failed", error: failure(err) });
+    return;
   }
   const pid = child.pid;
   if (pid === undefined) {
-    child.once("error", (err) => reply({ id, kind: "failed", error: failure(err) }));
+    child.once("error", (err) => {
+      reply({ id, kind: "failed", error: failure(err) });
+    });
     return;
   }
   child.on("error", () => undefined);
