@@ -99,28 +99,37 @@ class Spawner {
     p.reject(err);
   }
 
+  /** Hands the child over once every pipe it asked for is the host's. */
+  private settle(id: number, p: Pending): void {
+    if (p.fds.some((fd) => p.child.stdio[fd] === null)) return;
+    this.pending.delete(id);
+    this.children.set(id, p.child);
+    p.resolve(p.child);
+  }
+
   private onReply(message: SpawnerReply, handle: unknown): void {
     const p = this.pending.get(message.id);
     switch (message.kind) {
       case "started":
-        if (p) p.child.pid = message.pid;
+        if (p) {
+          p.child.pid = message.pid;
+          this.settle(message.id, p);
+        }
         return;
       case "pipe":
-        if (p && handle) p.child.attach(message.fd, handle);
+        if (p && handle) {
+          p.child.attach(message.fd, handle);
+          // At the last pipe, not at `ready`: that waits for the last handle's acknowledgement.
+          this.settle(message.id, p);
+        }
         return;
-      case "ready": {
-        if (!p) return;
-        // A descriptor the kernel could not pass (the host at its open-file limit) never arrives.
-        if (p.fds.some((fd) => p.child.stdio[fd] === null)) {
+      case "ready":
+        // Still pending: a descriptor the kernel could not pass (the host at its open-file limit).
+        if (p) {
           for (const s of p.child.stdio) s?.destroy();
           this.fail(message.id, new Error("the process spawner could not pass the command's pipes"));
-          return;
         }
-        this.pending.delete(message.id);
-        this.children.set(message.id, p.child);
-        p.resolve(p.child);
         return;
-      }
       case "exit":
         this.children.get(message.id)?.exit(message.code, message.signal);
         this.children.delete(message.id);

@@ -24,8 +24,9 @@ export interface SpawnFailure {
 
 /**
  * spawner -> host, per request, in this order: `started` (its pid, at once, so the host can kill
- * the group whatever happens next), one `pipe` per piped fd (the handle rides along), `ready`;
- * later `exit`. Or `failed` alone.
+ * the group whatever happens next), one `pipe` per piped fd (the handle rides along), `ready`
+ * (every handle acknowledged: a pipe still missing then never comes); later `exit`. Or `failed`
+ * alone.
  */
 export type SpawnerReply =
   | { id: number; kind: "started"; pid: number }
