@@ -124,10 +124,14 @@ async function mode<T>(direct: boolean, fn: () => Promise<T>): Promise<T> {
   }
 }
 
-/** One spawnGroup of `true`: the ms its synchronous part held the loop, and the loop's longest gap until it ended. */
-async function blockOnce(direct: boolean): Promise<{ block: number; delay: number }> {
+/**
+ * One spawnGroup of `true`: the ms its synchronous part held the loop (wall, and its CPU time: on
+ * a loaded machine the wall includes the host being descheduled), and the loop's longest gap until it ended.
+ */
+async function blockOnce(direct: boolean): Promise<{ block: number; cpu: number; delay: number }> {
   return mode(direct, async () => {
     const stop = loopGaps();
+    const c0 = process.cpuUsage();
     const t0 = performance.now();
     const starting = proc.spawnGroup("true", [], {
       cwd: "/",
@@ -135,12 +139,13 @@ async function blockOnce(direct: boolean): Promise<{ block: number; delay: numbe
       stdio: ["ignore", "pipe", "pipe"],
     });
     const block = performance.now() - t0;
+    const used = process.cpuUsage(c0);
     const g = await starting;
     g.child.stdout?.resume();
     g.child.stderr?.resume();
     await g.exited;
     await proc.releaseGroup(g);
-    return { block, delay: stop() };
+    return { block, cpu: (used.user + used.system) / 1000, delay: stop() };
   });
 }
 
@@ -185,11 +190,13 @@ async function main(): Promise<void> {
   // The host grows to MIB, every page touched (fork copies the page tables of what is mapped).
   const ballast = Buffer.alloc(MIB * 1024 * 1024, 1);
   const blocks = { spawner: [] as number[], direct: [] as number[] };
+  const blockCpus = { spawner: [] as number[], direct: [] as number[] };
   const delays = { spawner: [] as number[], direct: [] as number[] };
   for (let r = 0; r < REPS; r++) {
     for (const direct of r % 2 ? [true, false] : [false, true]) {
-      const { block, delay } = await blockOnce(direct);
+      const { block, cpu, delay } = await blockOnce(direct);
       blocks[direct ? "direct" : "spawner"].push(block);
+      blockCpus[direct ? "direct" : "spawner"].push(cpu);
       delays[direct ? "direct" : "spawner"].push(delay);
     }
   }
@@ -197,6 +204,7 @@ async function main(): Promise<void> {
     rssMiB: Math.round(process.memoryUsage().rss / 2 ** 20),
     spawnerRssMiB: spawnerRss(),
     syncBlockMsPerSpawn: { spawner: fmt(blocks.spawner, 3), direct: fmt(blocks.direct, 3) },
+    syncBlockCpuMsPerSpawn: { spawner: fmt(blockCpus.spawner, 3), direct: fmt(blockCpus.direct, 3) },
     longestLoopGapMsPerSpawn: { spawner: fmt(delays.spawner), direct: fmt(delays.direct) },
   };
 
