@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { mkdtemp, readdir, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -46,11 +46,12 @@ function start(script: string, stdio: Array<"ignore" | "pipe"> = ["ignore", "pip
   });
 }
 
-/** The parent pid in /proc/PID/stat (after the command name, which may hold anything). */
-function parentOf(pid: number): number {
+/** Fields of /proc/PID/stat after the command name (which may hold anything): state, ppid, pgrp, session, ... */
+function statOf(pid: number): string[] {
   const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+  return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
 }
+const parentOf = (pid: number): number => Number(statOf(pid)[1]);
 
 async function until(check: () => boolean): Promise<boolean> {
   for (let waited = 0; waited < CEILING_MS; waited += 20) {
@@ -78,6 +79,12 @@ describe("the spawner", () => {
     expect(spawner).not.toBe(process.pid);
     expect(parentOf(g.pgid)).toBe(spawner);
     expect(parentOf(spawner!)).toBe(process.pid);
+    expect(statOf(g.pgid).slice(2, 4).map(Number)).toEqual([g.pgid, g.pgid]);
+    // The spawner's channel to the host (its fd 3) is not the command's: it could ask for any command.
+    const channel = readlinkSync(`/proc/${spawner!}/fd/3`);
+    expect(channel).toMatch(/^socket:/);
+    const fds = readdirSync(`/proc/${g.pgid}/fd`).map((fd) => readlinkSync(`/proc/${g.pgid}/fd/${fd}`));
+    expect(fds).not.toContain(channel);
     // stdin reaches it, stdout comes back, the exit is reported.
     const out = bytes(g.child.stdout);
     g.child.stdin?.end("hello");
