@@ -53,7 +53,8 @@ async function startChild(
   opts: { cwd: string; env: NodeJS.ProcessEnv; stdio: StdioOptions },
 ): Promise<GroupProcess> {
   const stdio = spawnerStdio(opts.stdio);
-  if (stdio !== undefined) return spawnViaSpawner(program, args, { cwd: opts.cwd, env: opts.env, stdio });
+  const remote = stdio && (await spawnViaSpawner(program, args, { cwd: opts.cwd, env: opts.env, stdio }));
+  if (remote) return remote;
   const child = spawn(program, args, { cwd: opts.cwd, env: opts.env, detached: true, stdio: opts.stdio });
   // No pid: it did not start (the documented sign), and the reason comes as an `error` on the next tick.
   if (child.pid === undefined) throw await new Promise<Error>((resolve) => child.once("error", resolve));

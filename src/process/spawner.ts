@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { signalProcessGroup } from "./groups.js";
@@ -17,11 +18,12 @@ const here = fileURLToPath(import.meta.url);
 const FROM_SOURCE = here.endsWith(".ts");
 const ENTRY = path.join(path.dirname(here), FROM_SOURCE ? "spawnerMain.ts" : "spawnerMain.js");
 
-/** A request waiting for its `ready` (or `failed`). */
+/** A request waiting for its pipes (or `failed`). */
 interface Pending {
   child: RemoteChild;
   fds: number[];
-  resolve: (child: RemoteChild) => void;
+  /** Undefined: the spawner could not run at all (the host forks it itself). */
+  resolve: (child: RemoteChild | undefined) => void;
   reject: (err: Error) => void;
 }
 
@@ -36,6 +38,8 @@ function rebuilt(failure: SpawnFailure): Error {
 
 class Spawner {
   dead = false;
+  /** Has it said anything? One that died before never ran a command. */
+  private answered = false;
   readonly proc: ChildProcess;
   private nextId = 1;
   private readonly pending = new Map<number, Pending>();
@@ -66,13 +70,17 @@ class Spawner {
     this.proc.channel?.unref();
   }
 
-  spawn(file: string, args: readonly string[], opts: Omit<SpawnRequest, "id" | "file" | "args">): Promise<RemoteChild> {
+  spawn(
+    file: string,
+    args: readonly string[],
+    opts: Omit<SpawnRequest, "id" | "file" | "args">,
+  ): Promise<RemoteChild | undefined> {
     const id = this.nextId++;
     const child = new RemoteChild(opts.stdio.length, (c) => {
       this.hold(c, c.referencing);
     });
     const fds = opts.stdio.flatMap((s, fd) => (s === "pipe" ? [fd] : []));
-    return new Promise<RemoteChild>((resolve, reject) => {
+    return new Promise<RemoteChild | undefined>((resolve, reject) => {
       this.pending.set(id, { child, fds, resolve, reject });
       this.hold(child, true);
       const request: SpawnRequest = { id, file, args: [...args], ...opts };
@@ -108,6 +116,7 @@ class Spawner {
   }
 
   private onReply(message: SpawnerReply, handle: unknown): void {
+    this.answered = true;
     const p = this.pending.get(message.id);
     switch (message.kind) {
       case "started":
@@ -144,12 +153,21 @@ class Spawner {
   /**
    * Gone (killed, or the channel broke): nothing it started can be waited for any more. A
    * command still starting is refused; a running one is killed with its group and reads as
-   * killed by SIGKILL: its real exit status went with the spawner.
+   * killed by SIGKILL: its real exit status went with the spawner. One that died before it
+   * answered anything could not run here (no node, a bundle without its file): the host forks
+   * its commands itself from then on, these first ones included.
    */
   private died(): void {
     if (this.dead) return;
     this.dead = true;
     if (current === this) current = undefined;
+    if (!this.answered) {
+      unusable = true;
+      for (const [id, p] of [...this.pending]) {
+        this.pending.delete(id);
+        p.resolve(undefined);
+      }
+    }
     for (const id of [...this.pending.keys()])
       this.fail(id, new Error("the process spawner ended before the command started; run it again"));
     for (const child of this.children.values()) {
@@ -163,16 +181,22 @@ class Spawner {
 }
 
 let current: Spawner | undefined;
+/** Set once a spawner could not run (or its file is not beside this one): the host forks itself. */
+let unusable: boolean | undefined;
 
 /**
  * Starts `file` through the host's spawner (started now if none runs) as the leader of a new
  * session; resolves once its pipes are the host's, rejects with the error node's spawn gives.
+ * Resolves undefined where no spawner can run: the caller forks it itself.
  */
-export function spawnViaSpawner(
+export async function spawnViaSpawner(
   file: string,
   args: readonly string[],
   opts: { cwd: string; env: NodeJS.ProcessEnv; stdio: Array<"ignore" | "pipe"> },
-): Promise<RemoteChild> {
+): Promise<RemoteChild | undefined> {
+  // A bundler that left the spawner's file behind.
+  unusable ??= !existsSync(ENTRY);
+  if (unusable) return undefined;
   current ??= new Spawner();
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(opts.env)) if (v !== undefined) env[k] = v;

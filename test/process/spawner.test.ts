@@ -236,6 +236,18 @@ describe("the spawner", () => {
     expect(await until(() => !processAlive(spawner))).toBe(true);
     expect(await until(() => pids.every((pid) => !processAlive(pid)))).toBe(true);
   });
+  it("where no spawner can start, the host forks its commands itself", async () => {
+    const host = spawn(process.execPath, ["--import", TSX, path.join(here, "fixtures/noSpawnerHost.ts")], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    let out = "";
+    host.stdout.on("data", (b: Buffer) => (out += b.toString()));
+    const [code] = (await once(host, "exit")) as [number | null];
+    expect(code).toBe(0);
+    const { host: pid, parents, codes } = JSON.parse(out) as { host: number; parents: number[]; codes: number[] };
+    expect(parents).toEqual([pid, pid]);
+    expect(codes).toEqual([3, 4]);
+  });
 });
 
 describe("spawnerMain", () => {
