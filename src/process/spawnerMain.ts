@@ -7,6 +7,7 @@
  * leader still runs: the host tracks each group only once it heard of it. Node built-ins only.
  */
 import { spawn, type ChildProcess } from "node:child_process";
+import { closeSync, openSync } from "node:fs";
 import type { SpawnerReply, SpawnFailure, SpawnRequest } from "./spawnerProtocol.js";
 
 /** The native pipe handle under a child's stdio socket (node's own `_handle`), as far as it is used here. */
@@ -35,7 +36,11 @@ function parse(raw: unknown): SpawnRequest | string {
   if (typeof env !== "object" || env === null || !Object.values(env).every((v) => typeof v === "string"))
     return "bad env";
   const stdio = r["stdio"];
-  if (!Array.isArray(stdio) || !stdio.every((s) => s === "ignore" || s === "pipe")) return "bad stdio";
+  const entry = (s: unknown): boolean =>
+    s === "ignore" ||
+    s === "pipe" ||
+    (typeof s === "object" && s !== null && typeof (s as { file?: unknown }).file === "string");
+  if (!Array.isArray(stdio) || !stdio.every(entry)) return "bad stdio";
   return raw as SpawnRequest;
 }
 
@@ -59,11 +64,21 @@ function start(raw: unknown): void {
     return;
   }
   let child: ChildProcess;
+  const opened: number[] = [];
   try {
-    child = spawn(req.file, req.args, { cwd: req.cwd, env: req.env, detached: true, stdio: req.stdio });
+    const stdio = req.stdio.map((s) => {
+      if (typeof s !== "object") return s;
+      const fd = openSync(s.file, "r");
+      opened.push(fd);
+      return fd;
+    });
+    child = spawn(req.file, req.args, { cwd: req.cwd, env: req.env, detached: true, stdio });
   } catch (err) {
     reply({ id, kind: "failed", error: failure(err) });
     return;
+  } finally {
+    // The command has its own copies (or nothing started).
+    for (const fd of opened) closeSync(fd);
   }
   const pid = child.pid;
   if (pid === undefined) {
