@@ -4,7 +4,6 @@ import { trackProcessGroup } from "./hostExit.js";
 import { childClosed } from "./reap.js";
 import type { GroupProcess } from "./remoteChild.js";
 import { spawnViaSpawner } from "./spawner.js";
-import type { SpawnerStdio } from "./spawnerProtocol.js";
 
 /** A started child leading its own process group, tracked so it dies with the host. */
 export interface GroupChild {
@@ -38,20 +37,13 @@ export async function releaseGroup(started: GroupChild): Promise<void> {
 }
 
 /**
- * The stdio as the spawner sets it up: pipes, nothing, and a descriptor of the host's (the
- * standby's request file, a regular file) reopened by the spawner through /proc. Undefined for
- * anything else, or with `TOOLCALL_SPAWNER=off` (debugging): node's own spawn, here.
+ * The stdio a spawner can set up (pipes and nothing), unless `TOOLCALL_SPAWNER=off` asks for
+ * node's own spawn (debugging): a host descriptor (the standby's request file) is forked here.
  */
-function spawnerStdio(stdio: StdioOptions): SpawnerStdio[] | undefined {
+function spawnerStdio(stdio: StdioOptions): Array<"ignore" | "pipe"> | undefined {
   if (process.env["TOOLCALL_SPAWNER"] === "off" || !Array.isArray(stdio)) return undefined;
-  const entries: SpawnerStdio[] = [];
-  for (const s of stdio as unknown[]) {
-    if (s === "pipe" || s === "ignore") entries.push(s);
-    else if (typeof s === "number" && Number.isInteger(s) && s > 2)
-      entries.push({ file: `/proc/${process.pid}/fd/${s}` });
-    else return undefined;
-  }
-  return entries;
+  const entries = stdio as unknown[];
+  return entries.every((s) => s === "pipe" || s === "ignore") ? entries : undefined;
 }
 
 /** Starts it through the spawner where it can; resolves with a running child or rejects with the spawn error. */

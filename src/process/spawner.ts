@@ -4,7 +4,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { signalProcessGroup } from "./groups.js";
 import { RemoteChild } from "./remoteChild.js";
-import type { SpawnerReply, SpawnerStdio, SpawnFailure, SpawnRequest } from "./spawnerProtocol.js";
+import type { SpawnerReply, SpawnFailure, SpawnRequest } from "./spawnerProtocol.js";
 
 /*
  * The host's spawner (spawnerMain.ts): one small node process per host, started on the first
@@ -192,7 +192,7 @@ let unusable: boolean | undefined;
 export async function spawnViaSpawner(
   file: string,
   args: readonly string[],
-  opts: { cwd: string; env: NodeJS.ProcessEnv; stdio: SpawnerStdio[] },
+  opts: { cwd: string; env: NodeJS.ProcessEnv; stdio: Array<"ignore" | "pipe"> },
 ): Promise<RemoteChild | undefined> {
   // A bundler that left the spawner's file behind.
   unusable ??= !existsSync(ENTRY);

@@ -7,7 +7,6 @@
  * leader still runs: the host tracks each group only once it heard of it. Node built-ins only.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { closeSync, openSync } from "node:fs";
 import type { SpawnerReply, SpawnFailure, SpawnRequest } from "./spawnerProtocol.js";
 
 /** The native pipe handle under a child's stdio socket (node's own `_handle`), as far as it is used here. */
@@ -36,11 +35,7 @@ function parse(raw: unknown): SpawnRequest | string {
   if (typeof env !== "object" || env === null || !Object.values(env).every((v) => typeof v === "string"))
     return "bad env";
   const stdio = r["stdio"];
-  const entry = (s: unknown): boolean =>
-    s === "ignore" ||
-    s === "pipe" ||
-    (typeof s === "object" && s !== null && typeof (s as { file?: unknown }).file === "string");
-  if (!Array.isArray(stdio) || !stdio.every(entry)) return "bad stdio";
+  if (!Array.isArray(stdio) || !stdio.every((s) => s === "ignore" || s === "pipe")) return "bad stdio";
   return raw as SpawnRequest;
 }
 
@@ -64,21 +59,11 @@ function start(raw: unknown): void {
     return;
   }
   let child: ChildProcess;
-  const opened: number[] = [];
   try {
-    const stdio = req.stdio.map((s) => {
-      if (typeof s !== "object") return s;
-      const fd = openSync(s.file, "r");
-      opened.push(fd);
-      return fd;
-    });
-    child = spawn(req.file, req.args, { cwd: req.cwd, env: req.env, detached: true, stdio });
+    child = spawn(req.file, req.args, { cwd: req.cwd, env: req.env, detached: true, stdio: req.stdio });
   } catch (err) {
     reply({ id, kind: "failed", error: failure(err) });
     return;
-  } finally {
-    // The command has its own copies (or nothing started).
-    for (const fd of opened) closeSync(fd);
   }
   const pid = child.pid;
   if (pid === undefined) {

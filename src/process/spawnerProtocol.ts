@@ -3,12 +3,6 @@
  * IPC channel. Types only: the spawner's bundle stays free of the library.
  */
 
-/**
- * A stdio entry: nothing, a pipe whose handle comes back, or a file the spawner opens read-only
- * for the command (a descriptor of the host's, as `/proc/HOST/fd/N`: the standby's request file).
- */
-export type SpawnerStdio = "ignore" | "pipe" | { file: string };
-
 /** host -> spawner: start `file` in a new session (process group) with these stdio entries. */
 export interface SpawnRequest {
   id: number;
@@ -16,7 +10,7 @@ export interface SpawnRequest {
   args: string[];
   cwd: string;
   env: Record<string, string>;
-  stdio: SpawnerStdio[];
+  stdio: Array<"ignore" | "pipe">;
 }
 
 /** How a spawn failed, as the host rebuilds the error node's own spawn would have given. */

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
-import { closeSync, openSync, readdirSync, readFileSync, readlinkSync, unlinkSync, writeSync } from "node:fs";
+import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { mkdtemp, readdir, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -91,29 +91,6 @@ describe("the spawner", () => {
     expect(await g.exited).toEqual({ code: 0, signal: null });
     expect(await out).toBe(5);
     await releaseGroup(g);
-  });
-
-  it("gives the command a descriptor of the host's (an unlinked file), reopened by the spawner", async () => {
-    const file = path.join(dir, "request");
-    const fd = openSync(file, "wx+", 0o600);
-    try {
-      unlinkSync(file);
-      // The host's offset is now at its end: the command's own descriptor reads from the start.
-      writeSync(fd, "x".repeat(1000));
-      const g = await spawnGroup("sh", ["-c", "cat <&3"], {
-        cwd: dir,
-        env: { PATH },
-        stdio: ["ignore", "pipe", "pipe", fd],
-      });
-      seen.push(g.pgid);
-      expect(parentOf(g.pgid)).toBe(spawnerPid());
-      const out = bytes(g.child.stdout);
-      expect(await g.exited).toEqual({ code: 0, signal: null });
-      expect(await out).toBe(1000);
-      await releaseGroup(g);
-    } finally {
-      closeSync(fd);
-    }
   });
 
   it("reports the exit code and the signal", async () => {
