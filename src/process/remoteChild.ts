@@ -87,10 +87,9 @@ export class RemoteChild extends EventEmitter implements GroupProcess {
     setImmediate(() => {
       this.exitEmitted = true;
       this.emit("exit", this.exitCode, this.signalCode);
-      // As node does for a child: pipes nobody reads are drained, so `close` can come.
-      process.nextTick(() => {
-        for (const stream of this.stdio.slice(1)) if (stream?.readable) stream.resume();
-      });
+      // Unlike a ChildProcess, pipes nobody reads yet are not resumed here: the exit comes over
+      // the channel, often before the caller attached its listeners, and would drop the output.
+      // releaseGroup closes them.
       this.maybeClose();
     });
   }
