@@ -3,45 +3,15 @@
  * the `shell` handler versus a raw `child_process.spawn`, and the peak bytes the handler
  * retains for a command printing 50 MB.
  */
-import { spawn } from "node:child_process";
-import { createTurnContext, type ToolInvocation } from "../src/index.js";
+import { createTurnContext } from "../src/index.js";
 import { ShellHandler } from "../src/subpaths/handlers.js";
+import { rawTrue, shellInvocation } from "./lib/commands.js";
+import { median } from "./lib/stats.js";
 
 const RUNS = 20;
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
-}
-
 const handler = new ShellHandler({ timeoutMs: 60_000 });
 const turn = createTurnContext();
-
-function invocation(command: string[]): ToolInvocation {
-  const args = { command };
-  return {
-    callId: "bench",
-    toolName: "shell",
-    payload: { kind: "function", arguments: JSON.stringify(args) },
-    args,
-    signal: new AbortController().signal,
-    turn,
-    context: undefined,
-  };
-}
-
-function rawSpawn(): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn("true", [], { stdio: ["ignore", "pipe", "pipe"] });
-    child.stdout.resume();
-    child.stderr.resume();
-    child.once("error", reject);
-    child.once("close", () => {
-      resolve();
-    });
-  });
-}
 
 async function time(fn: () => Promise<unknown>): Promise<number> {
   const start = performance.now();
@@ -51,14 +21,14 @@ async function time(fn: () => Promise<unknown>): Promise<number> {
 
 const handlerMs: number[] = [];
 const rawMs: number[] = [];
-await time(rawSpawn); // warm-up
-await time(() => handler.handle(invocation(["true"])));
+await time(rawTrue); // warm-up
+await time(() => handler.handle(shellInvocation(["true"], turn)));
 for (let i = 0; i < RUNS; i++) {
-  rawMs.push(await time(rawSpawn));
-  handlerMs.push(await time(() => handler.handle(invocation(["true"]))));
+  rawMs.push(await time(rawTrue));
+  handlerMs.push(await time(() => handler.handle(shellInvocation(["true"], turn))));
 }
 
-const big = invocation(["bash", "-c", `yes abcdefghi | head -c ${50 * 1024 * 1024}`]);
+const big = shellInvocation(["bash", "-c", `yes abcdefghi | head -c ${50 * 1024 * 1024}`], turn);
 const bigMs = await time(() => handler.handle(big));
 const capture = handler.captureOf(big);
 

@@ -11,7 +11,6 @@
  *   spawner's with its children's, from /proc);
  * - a fan-out of 20 `true` through the handler vs 20 raw spawns at once: wall and the loop's longest gap.
  */
-import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
@@ -21,6 +20,7 @@ import type * as HandlersLib from "../src/subpaths/handlers.js";
 import type * as Lib from "../src/index.js";
 import { flag } from "./lib/builds.js";
 import { median } from "./lib/stats.js";
+import { rawTrue, shellInvocation } from "./lib/commands.js";
 
 const dist = path.resolve(fileURLToPath(import.meta.url), "../../dist");
 const proc = (await import(path.join(dist, "process/index.js"))) as typeof ProcessLib;
@@ -59,18 +59,6 @@ function cpuNow(): number {
 const fmt = (xs: number[], digits = 2): string =>
   `${median(xs).toFixed(digits)} [${Math.min(...xs).toFixed(digits)}–${Math.max(...xs).toFixed(digits)}]`;
 
-function rawTrue(): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn("true", [], { stdio: ["ignore", "pipe", "pipe"] });
-    child.stdout.resume();
-    child.stderr.resume();
-    child.once("error", reject);
-    child.once("close", () => {
-      resolve();
-    });
-  });
-}
-
 const handler = new ShellHandler({ timeoutMs: 60_000 });
 // A plain spawn, as the raw one: no sandbox and no PID namespace (bubblewrap is bench/sandbox.ts's).
 const environment = await lib.createExecEnvironment({
@@ -80,16 +68,7 @@ const environment = await lib.createExecEnvironment({
 });
 const turn = lib.createTurnContext({ environment });
 function shellTrue(): Promise<unknown> {
-  const args = { command: ["true"] };
-  return handler.handle({
-    callId: "bench",
-    toolName: "shell",
-    payload: { kind: "function", arguments: JSON.stringify(args) },
-    args,
-    signal: new AbortController().signal,
-    turn,
-    context: undefined,
-  });
+  return handler.handle(shellInvocation(["true"], turn));
 }
 
 /**
