@@ -216,8 +216,8 @@ describeSandbox("the resident helper", () => {
     const helper = await descendantsWith(process.pid, "sandbox-helper");
     expect(helper.length).toBeGreaterThanOrEqual(2);
     const inFlight = env.files!.stat(work);
-    // One may be gone already: bubblewrap ends with its command, and the spawner that forked it
-    // reaps it at once (no zombie keeps its pid).
+    // One may be gone already: bubblewrap ends with its command, and once reaped no zombie keeps
+    // its pid.
     for (const pid of helper.reverse()) killUnlessGone(pid);
     await expect(inFlight).rejects.toThrow(
       /^the sandbox's file helper stopped \([^)]+\) during the call; the next call starts a new one$/,
