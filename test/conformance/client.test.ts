@@ -1,6 +1,6 @@
 /**
  * The official MCP conformance suite's client scenarios against our McpConnectionManager
- * (driver: ./client.ts). The suite needs Node 22, which the npm `node` package gives this
+ * (driver: ./client.mjs, on the built dist/). The suite needs Node 22, which the npm `node` package gives this
  * folder; `npm test` installs both first (scripts/pretest.mjs).
  */
 import { execFile } from "node:child_process";
@@ -16,8 +16,7 @@ const run = promisify(execFile);
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const NODE22 = path.join(HERE, "node_modules/.bin/node");
 const SUITE = path.join(HERE, "node_modules/@modelcontextprotocol/conformance/dist/index.js");
-const TSX = path.join(HERE, "../../node_modules/tsx/dist/loader.mjs");
-const DRIVER = `${process.execPath} --import ${TSX} ${path.join(HERE, "client.ts")}`;
+const DRIVER = `${process.execPath} ${path.join(HERE, "client.mjs")}`;
 
 if (!existsSync(SUITE) || !existsSync(NODE22)) {
   throw new Error("test/conformance is not installed: `npm test` installs it (scripts/pretest.mjs)");

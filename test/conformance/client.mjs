@@ -2,35 +2,39 @@
  * The client the MCP conformance suite drives (`conformance client --command ...`): one
  * McpConnectionManager for the scenario's server URL (the last argument), every listed tool
  * called once. Elicitations are accepted with no fields, so the schema defaults fill them in.
+ * Plain JavaScript on the built dist/ (what users run): each scenario starts it afresh, and a
+ * TypeScript loader would cost three times the client's own start-up, every time.
  */
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { McpConnectionManager, type McpOAuthConfig } from "../../src/index.js";
+import { McpConnectionManager } from "../../dist/index.js";
 
-const url = process.argv.at(-1) as string;
+const url = process.argv.at(-1);
 /** Scenario data: pre-registered or machine client credentials. */
-const context = JSON.parse(process.env["MCP_CONFORMANCE_CONTEXT"] ?? "{}") as Record<string, string | undefined>;
+/** @type {Record<string, string | undefined>} */
+const context = JSON.parse(process.env["MCP_CONFORMANCE_CONTEXT"] ?? "{}");
 
-function oauthFor(scenario: string): McpOAuthConfig {
+/** @returns {import("../../dist/index.js").McpOAuthConfig} */
+function oauthFor(scenario) {
   const { client_id: clientId, client_secret: clientSecret, private_key_pem: privateKey } = context;
   if (scenario === "auth/client-credentials-jwt") {
     return {
-      clientId: clientId as string,
-      privateKey: privateKey as string,
+      clientId: clientId,
+      privateKey: privateKey,
       signingAlgorithm: context["signing_algorithm"] ?? "ES256",
     };
   }
   if (scenario === "auth/client-credentials-basic") {
-    return { clientId: clientId as string, clientSecret: clientSecret as string, grantType: "client_credentials" };
+    return { clientId: clientId, clientSecret: clientSecret, grantType: "client_credentials" };
   }
   if (scenario === "auth/cross-app-access-complete-flow") {
     process.env["CONFORMANCE_IDP_ID_TOKEN"] = context["idp_id_token"];
     return {
-      clientId: clientId as string,
-      clientSecret: clientSecret as string,
-      idpTokenEndpoint: context["idp_token_endpoint"] as string,
-      idpClientId: context["idp_client_id"] as string,
+      clientId: clientId,
+      clientSecret: clientSecret,
+      idpTokenEndpoint: context["idp_token_endpoint"],
+      idpClientId: context["idp_client_id"],
       idTokenEnvVar: "CONFORMANCE_IDP_ID_TOKEN",
     };
   }
@@ -40,7 +44,7 @@ function oauthFor(scenario: string): McpOAuthConfig {
 }
 
 /** Plays the person's browser: the suite's authorization endpoint redirects at once; follow it to our loopback. */
-async function browser(authorizationUrl: URL): Promise<void> {
+async function browser(authorizationUrl) {
   const answer = await fetch(authorizationUrl, { redirect: "manual" });
   const location = answer.headers.get("location");
   if (!location) throw new Error(`no redirect from ${authorizationUrl.href} (${answer.status})`);
@@ -71,7 +75,7 @@ try {
   }
   for (const { tool, inputSchema } of mcp.listAllTools().values()) {
     // Numbers for number parameters (add_numbers), nothing for the rest.
-    const props = (inputSchema["properties"] ?? {}) as Record<string, { type?: string }>;
+    const props = inputSchema["properties"] ?? {};
     const args = Object.fromEntries(
       Object.entries(props).flatMap(([k, s]) => (s.type === "number" || s.type === "integer" ? [[k, 1]] : [])),
     );
