@@ -1,7 +1,8 @@
 /**
- * `npm run bench [-- --quick] [--only a,b] [--out file] [--no-install]`: runs every scenario,
- * each in its own child process (so one scenario's heap, JIT state and loaded peers cannot
- * colour the next), prints one table and writes the results file.
+ * `npm run bench [-- --quick] [--only a,b] [--out file] [--no-install] [--lib dist/index.js]`: runs
+ * every scenario, each in its own child process (so one scenario's heap, JIT state and loaded
+ * peers cannot colour the next), prints one table and writes the results file. `--lib` measures a
+ * library already built (the test suite's smoke run gives dist/) instead of compiling one.
  */
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -34,17 +35,18 @@ interface Options {
   out: string;
   install: boolean;
   child: string | undefined;
+  lib: string | undefined;
 }
 
 function usage(problem: string): never {
   process.stderr.write(
-    `bench: ${problem}\nusage: npm run bench -- [--quick] [--only ${SCENARIOS.map((s) => s.id).join(",")}] [--out FILE] [--no-install]\n`,
+    `bench: ${problem}\nusage: npm run bench -- [--quick] [--only ${SCENARIOS.map((s) => s.id).join(",")}] [--out FILE] [--no-install] [--lib FILE]\n`,
   );
   process.exit(2);
 }
 
 function parseArgs(argv: string[]): Options {
-  const opts: Options = { quick: false, only: undefined, out: "", install: true, child: undefined };
+  const opts: Options = { quick: false, only: undefined, out: "", install: true, child: undefined, lib: undefined };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const value = (): string => argv[++i] ?? usage(`${arg} needs a value`);
@@ -53,11 +55,13 @@ function parseArgs(argv: string[]): Options {
     else if (arg === "--only") opts.only = value().split(",").filter(Boolean);
     else if (arg === "--out") opts.out = path.resolve(value());
     else if (arg === "--child") opts.child = value();
+    else if (arg === "--lib") opts.lib = path.resolve(value());
     else usage(`unknown argument ${arg}`);
   }
   for (const id of [...(opts.only ?? []), ...(opts.child ? [opts.child] : [])]) {
     if (!SCENARIOS.some((s) => s.id === id)) usage(`unknown scenario ${id}`);
   }
+  if (opts.lib !== undefined && !existsSync(opts.lib)) usage(`--lib ${opts.lib}: no such file`);
   // A quick run must never overwrite the published full results.
   opts.out ||= path.join(BENCH_DIR, "results", opts.quick ? "quick.json" : "latest.json");
   return opts;
@@ -182,7 +186,7 @@ async function main(): Promise<void> {
   const loadAtStart = loadAverage();
   const selected = SCENARIOS.filter((s) => !opts.only || opts.only.includes(s.id));
   if (opts.install && selected.some((s) => s.id === "peers")) ensurePeers();
-  const libEntry = buildLibrary();
+  const libEntry = opts.lib ?? buildLibrary();
   const scenarios: ScenarioResult[] = [];
   for (const scenario of selected) {
     process.stderr.write(`bench: ${scenario.id}: ${scenario.title}\n`);
@@ -203,7 +207,7 @@ async function main(): Promise<void> {
     command: `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(" ")}` : ""}`,
     mode: opts.quick ? "quick" : "full",
     machine: machine(loadAtStart),
-    library: libEntry ? "compiled build (tsc)" : "TypeScript source via tsx",
+    library: opts.lib ? `given build (${opts.lib})` : libEntry ? "compiled build (tsc)" : "TypeScript source via tsx",
     settings: settings(opts.quick),
     scenarios,
   };
