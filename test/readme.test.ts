@@ -5,6 +5,7 @@ import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { transform } from "esbuild";
 import { describe, expect, it } from "vitest";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
@@ -43,25 +44,27 @@ const exported = (
   JSON.parse(await readFile(join(root, "package.json"), "utf8")) as { exports: Record<string, { import?: string }> }
 ).exports;
 
-/** The source file `toolcall-runtime` or `toolcall-runtime/SUB` resolves to (package.json `exports`, dist -> src). */
-function sourceOf(sub: string | undefined): string {
+/** The built file `toolcall-runtime` or `toolcall-runtime/SUB` resolves to (package.json `exports`), as for a user. */
+function builtOf(sub: string | undefined): string {
   const built = exported[`.${sub ?? ""}`]?.import;
   if (built === undefined) throw new Error(`toolcall-runtime${sub ?? ""} is not in package.json exports`);
-  return join(root, built.replace(/^\.\/dist\//, "src/").replace(/\.js$/, ".ts"));
+  return join(root, built);
 }
 
 async function runExample(code: string): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), "readme-example-"));
   try {
-    const file = join(dir, "example.mts");
+    const file = join(dir, "example.mjs");
     const src = code
-      .replaceAll(/from "toolcall-runtime(\/[\w-]+)?"/g, (_, sub?: string) => `from ${JSON.stringify(sourceOf(sub))}`)
+      .replaceAll(/from "toolcall-runtime(\/[\w-]+)?"/g, (_, sub?: string) => `from ${JSON.stringify(builtOf(sub))}`)
       // The example lives in a temp dir: the frameworks resolve from this checkout (their ESM builds).
       .replaceAll('from "ai"', `from ${JSON.stringify(join(root, "node_modules/ai/dist/index.mjs"))}`)
       .replaceAll('from "ai/test"', `from ${JSON.stringify(join(root, "node_modules/ai/dist/test/index.mjs"))}`)
       .replaceAll('from "zod"', `from ${JSON.stringify(join(root, "node_modules/zod/index.js"))}`);
-    await writeFile(file, src);
-    const { stdout } = await promisify(execFile)(process.execPath, ["--import", "tsx", file], { cwd: root });
+    // Types stripped once here, then plain node: a TypeScript loader in each example's process
+    // cost three times the example itself.
+    await writeFile(file, (await transform(src, { loader: "ts", format: "esm", target: "node20" })).code);
+    const { stdout } = await promisify(execFile)(process.execPath, [file], { cwd: root });
     return stdout;
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -297,18 +300,13 @@ describe("README examples", () => {
   it.skipIf(!onPath("python3") && process.env["CI"] !== "true")(
     "the Python sidecar client runs two turns, answers an approval and cancels a call",
     async () => {
-      // `npx --no-install toolcall` is this checkout's CLI, run from source.
-      const cli = [
-        process.execPath,
-        "--import",
-        join(root, "node_modules/tsx/dist/loader.mjs"),
-        join(root, "src/cli/main.ts"),
-      ];
+      // `npx --no-install toolcall` is this checkout's built command.
+      const cli = [process.execPath, join(root, "dist/bin/toolcall.js")];
       const code = (await pythonExample("sidecar")).replace(
         '["npx", "--no-install", "toolcall",',
         `${JSON.stringify(cli).slice(0, -1)},`,
       );
-      expect(code).toContain(join(root, "src/cli/main.ts"));
+      expect(code).toContain(join(root, "dist/bin/toolcall.js"));
       const dir = await mkdtemp(join(tmpdir(), "readme-sidecar-"));
       try {
         await writeFile(join(dir, "client.py"), code);
