@@ -3,11 +3,12 @@
 // times; each turn is resumed in a new process until done.
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { build } from "esbuild";
 import os from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { afterAll, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 // @ts-expect-error: a plain ES module shared with the child
 import { random as seeded, turnPlan } from "../fixtures/journal/plan.mjs";
 
@@ -22,6 +23,7 @@ const plan = turnPlan as (k: number) => PlannedCall[];
 const random = seeded as (seed: number) => () => number;
 
 const CHILD = fileURLToPath(new URL("../fixtures/journal/crashChild.mjs", import.meta.url));
+const REPO = fileURLToPath(new URL("../..", import.meta.url));
 const TURNS = Number(process.env["JOURNAL_CRASH_TURNS"] ?? 300);
 const KILLS = Number(process.env["JOURNAL_CRASH_KILLS"] ?? 200);
 /**
@@ -31,8 +33,33 @@ const KILLS = Number(process.env["JOURNAL_CRASH_KILLS"] ?? 200);
  */
 const LANES = 4;
 const root = mkdtempSync(path.join(os.tmpdir(), "journal-crash-"));
+/**
+ * The child loads the built library (dist/) bundled into one file, made once here: loading
+ * dist/'s ~600 modules one by one cost 0.6 s of CPU in each of the ~220 children, more than the
+ * turns they run. It lies under node_modules/.cache so the packages it requires lazily resolve.
+ */
+mkdirSync(path.join(REPO, "node_modules", ".cache"), { recursive: true });
+const LIB_DIR = mkdtempSync(path.join(REPO, "node_modules", ".cache", "journal-crash-"));
+const LIB = path.join(LIB_DIR, "toolcall-runtime.mjs");
+beforeAll(async () => {
+  await build({
+    entryPoints: [path.join(REPO, "dist", "index.js")],
+    outfile: LIB,
+    bundle: true,
+    format: "esm",
+    platform: "node",
+    target: "node20",
+    // Bundled CommonJS packages call require(); tree-sitter finds its .wasm beside its module.
+    banner: {
+      js: 'import { createRequire as __crashRequire } from "node:module"; const require = __crashRequire(import.meta.url);',
+    },
+    external: ["web-tree-sitter"],
+    logLevel: "warning",
+  });
+});
 afterAll(() => {
   rmSync(root, { recursive: true, force: true });
+  rmSync(LIB_DIR, { recursive: true, force: true });
 });
 
 type Line =
@@ -66,7 +93,7 @@ async function runLane(
   while (next < lane.end || lane.kills < killsWanted) {
     if (next >= lane.end) lane.end += 20;
     lane.runs++;
-    const child = spawn(process.execPath, [CHILD, lane.dir, String(next), String(lane.end)], {
+    const child = spawn(process.execPath, [CHILD, lane.dir, String(next), String(lane.end), LIB], {
       stdio: ["ignore", "pipe", "pipe"],
     });
     let stderr = "";
