@@ -1,6 +1,6 @@
 import { FunctionCallError, type ToolCall } from "../protocol/index.js";
 import type { ArgumentValidator } from "../registry/index.js";
-import { prepareArguments, reportRepairs } from "../repair/index.js";
+import { NOT_PLAIN, plainArguments, prepareArguments, reportRepairs } from "../repair/index.js";
 import type { TurnContext } from "../turn/index.js";
 import type { PreparedCall } from "./preparedCall.js";
 
@@ -46,8 +46,12 @@ function repaired<Ctx>(
   validate: ArgumentValidator | null,
   turn: TurnContext,
 ): unknown {
+  const repair = p.scope.repair;
+  // Well-formed and valid, as nearly every call is: the parsed value, nothing more made.
+  const plain = plainArguments(raw, validate, repair);
+  if (plain !== NOT_PLAIN) return plain;
   const { call } = p;
-  const prepared = prepareArguments(call.toolName, raw, validate, p.scope.repair);
+  const prepared = prepareArguments(call.toolName, raw, validate, repair);
   if (prepared.repairs.length > 0) reportRepairs(turn, call, prepared.repairs);
   if (prepared.error !== undefined) throw FunctionCallError.respondToModel(prepared.error);
   if (prepared.repairs.length > 0) p.repairs = prepared.repairs;

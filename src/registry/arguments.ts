@@ -24,7 +24,7 @@ export type SchemaDialect = "draft-07" | "2019-09" | "2020-12";
  * what it checks, for repair (DESIGN section 18) to read which types the tool wants.
  */
 export interface ArgumentValidator {
-  (args: unknown): string[];
+  (args: unknown): readonly string[];
   readonly schema?: JsonSchema;
 }
 
@@ -77,6 +77,9 @@ function describeSchemaError(err: ErrorObject): string {
   return `${base} ${err.message ?? `fails ${err.keyword}`}`;
 }
 
+/** Valid arguments' problems: one array for every valid call, not a new one per call. */
+const NO_PROBLEMS: readonly string[] = Object.freeze([]);
+
 /**
  * Compiles each schema once, on the first call it validates (ajv per dialect, lazily created):
  * a router offers many tools and a turn calls few of them. A schema that cannot compile is
@@ -93,9 +96,9 @@ export class SchemaValidatorCache {
     if (cached !== undefined) return cached;
     // undefined: not compiled yet; null: does not compile, arguments pass unchecked.
     let validate: ValidateFunction | null | undefined;
-    const check = (args: unknown): string[] => {
+    const check = (args: unknown): readonly string[] => {
       validate ??= this.compile(schema, toolName, fallback);
-      return validate === null || validate(args) ? [] : (validate.errors ?? []).map(describeSchemaError);
+      return validate === null || validate(args) ? NO_PROBLEMS : (validate.errors ?? []).map(describeSchemaError);
     };
     const validator: ArgumentValidator = Object.assign(check, { schema });
     this.validators.set(schema, validator);

@@ -7,7 +7,7 @@ import { parseLenient } from "./text.js";
 
 /** Validates parsed arguments: the model-facing problems, empty when valid; `schema` is what it checks. */
 export interface SchemaCheck {
-  (args: unknown): string[];
+  (args: unknown): readonly string[];
   readonly schema?: JsonSchema | undefined;
 }
 
@@ -93,6 +93,29 @@ function fromString(
   return property === undefined ? undefined : { value: { [property]: text }, repairs: [bareString(property)] };
 }
 
+/** `plainArguments`' answer when the arguments are not plain: `prepareArguments` says what they are. */
+export const NOT_PLAIN: unique symbol = Symbol("not plain arguments");
+
+/**
+ * The common case alone: well-formed JSON (the empty string is `{}`) the schema accepts as it
+ * is, returned as parsed, with no result object; NOT_PLAIN for anything that needs repair or is
+ * refused (with `repair`, a JSON string may hold the object: not plain either). Dispatch asks it
+ * first and `prepareArguments` only for the rest, which parses once more.
+ */
+export function plainArguments(raw: string, check: SchemaCheck | null, repair: boolean): unknown {
+  let args: unknown;
+  if (raw.trim() === "") args = {};
+  else {
+    try {
+      args = JSON.parse(raw);
+    } catch {
+      return NOT_PLAIN;
+    }
+    if (repair && typeof args === "string") return NOT_PLAIN;
+  }
+  return check === null || check(args).length === 0 ? args : NOT_PLAIN;
+}
+
 /**
  * Parses and validates a function call's argument string (the empty string is `{}`). With
  * `repair`, what JSON.parse or the schema refused is repaired where the meaning is certain
@@ -127,7 +150,7 @@ export function prepareArguments(
     }
   }
   if (!check) return { args, repairs };
-  let problems = check(args);
+  let problems: readonly string[] = check(args);
   if (problems.length === 0) return { args, repairs };
   if (repair && schema) {
     const coerced = coerceScalars(args, schema);

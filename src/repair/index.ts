@@ -1,3 +1,3 @@
-export { prepareArguments } from "./arguments.js";
+export { NOT_PLAIN, plainArguments, prepareArguments } from "./arguments.js";
 export { withRepairNote, reportRepairs } from "./note.js";
 export { suggestTool } from "./suggest.js";

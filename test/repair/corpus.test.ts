@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import type { JsonSchema } from "../../src/protocol/index.js";
 import { SchemaValidatorCache } from "../../src/registry/index.js";
-import { prepareArguments } from "../../src/repair/index.js";
+import { NOT_PLAIN, plainArguments, prepareArguments } from "../../src/repair/index.js";
 
 interface Corpus {
   schemas: Record<string, JsonSchema>;
@@ -36,5 +36,19 @@ describe("the malformed-call corpus (DESIGN section 18)", () => {
     expect(prepared.repairs).toEqual([]);
     if (c.exact) expect(prepared.error).toBe(c.error);
     else expect(prepared.error?.startsWith(c.error)).toBe(true);
+  });
+
+  // Dispatch takes the shortcut first: it must never take a call that needs repair or is refused.
+  it("no repairable or refused call is plain; each repaired call's arguments, sent well-formed, are", () => {
+    for (const c of [...corpus.repaired, ...corpus.refused]) {
+      expect(plainArguments(c.arguments, check(c.tool), true), c.name).toBe(NOT_PLAIN);
+    }
+    for (const c of corpus.repaired) {
+      expect(plainArguments(JSON.stringify(c.args), check(c.tool), true), c.name).toEqual(c.args);
+    }
+    // A JSON string is plain only where repair is off (then the schema judges it as a string).
+    expect(plainArguments(JSON.stringify('{"a":1}'), null, true)).toBe(NOT_PLAIN);
+    expect(plainArguments(JSON.stringify('{"a":1}'), null, false)).toBe('{"a":1}');
+    expect(plainArguments("  ", null, true)).toEqual({});
   });
 });
