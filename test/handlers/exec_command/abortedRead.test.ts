@@ -36,6 +36,7 @@ it(
     } finally {
       await session.kill();
     }
-    expect(processAlive(proc.pid)).toBe(false);
+    expect(proc.pid).toBeDefined();
+    expect(processAlive(proc.pid!)).toBe(false);
   },
 );
