@@ -58,12 +58,13 @@ const command = await build({
 });
 
 // The sandbox's resident helper (src/sandbox/helper/main.ts), where src/sandbox/helper/script.ts
-// looks for it: one file of its own (no shared chunk, no banner), so it starts fast inside
-// bubblewrap and loads nothing from node_modules.
+// looks for it, and the command spawner (src/process/spawnerMain.ts), where spawner.ts looks for
+// it: files of their own (no shared chunk, no banner), so they start fast and load nothing from
+// node_modules (the spawner's small address space is what makes its forks cheap).
 const helper = await build({
   absWorkingDir: root,
   metafile: true,
-  entryPoints: { "sandbox-helper": "src/sandbox/helper/main.ts" },
+  entryPoints: { "sandbox-helper": "src/sandbox/helper/main.ts", spawnerMain: "src/process/spawnerMain.ts" },
   outdir,
   bundle: true,
   format: "esm",

@@ -173,6 +173,7 @@ describe("npm pack contents", () => {
       "dist/bin/demo/server.js",
       "dist/bin/netBridgeMain.js",
       "dist/bin/sandbox-helper.js",
+      "dist/bin/spawnerMain.js",
     ];
     const seen = new Set<string>();
     const queue = [...entries];

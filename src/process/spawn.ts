@@ -1,11 +1,13 @@
-import { spawn, type ChildProcess, type StdioOptions } from "node:child_process";
+import { spawn, type StdioOptions } from "node:child_process";
 import { killProcessGroup } from "./groups.js";
 import { trackProcessGroup } from "./hostExit.js";
 import { childClosed } from "./reap.js";
+import type { GroupProcess } from "./remoteChild.js";
+import { spawnViaSpawner } from "./spawner.js";
 
 /** A started child leading its own process group, tracked so it dies with the host. */
 export interface GroupChild {
-  child: ChildProcess;
+  child: GroupProcess;
   pgid: number;
   /** The child's `close`: it exited and its pipes drained. */
   closed: Promise<void>;
@@ -35,10 +37,37 @@ export async function releaseGroup(started: GroupChild): Promise<void> {
 }
 
 /**
+ * The stdio a spawner can set up (pipes and nothing), unless `TOOLCALL_SPAWNER=off` asks for
+ * node's own spawn (debugging): a host descriptor (the standby's request file) is forked here.
+ */
+function spawnerStdio(stdio: StdioOptions): Array<"ignore" | "pipe"> | undefined {
+  if (process.env["TOOLCALL_SPAWNER"] === "off" || !Array.isArray(stdio)) return undefined;
+  const entries = stdio as unknown[];
+  return entries.every((s) => s === "pipe" || s === "ignore") ? entries : undefined;
+}
+
+/** Starts it through the spawner where it can; resolves with a running child or rejects with the spawn error. */
+async function startChild(
+  program: string,
+  args: readonly string[],
+  opts: { cwd: string; env: NodeJS.ProcessEnv; stdio: StdioOptions },
+): Promise<GroupProcess> {
+  const stdio = spawnerStdio(opts.stdio);
+  const remote = stdio && (await spawnViaSpawner(program, args, { cwd: opts.cwd, env: opts.env, stdio }));
+  if (remote) return remote;
+  const child = spawn(program, args, { cwd: opts.cwd, env: opts.env, detached: true, stdio: opts.stdio });
+  // No pid: it did not start (the documented sign), and the reason comes as an `error` on the next tick.
+  if (child.pid === undefined) throw await new Promise<Error>((resolve) => child.once("error", resolve));
+  return child;
+}
+
+/**
  * Spawns `program` as the leader of a new process group (setsid), so the whole group can be
  * signalled and nothing it starts outlives it; resolves once it has started, rejects with the
  * spawn error (ENOENT, EACCES, ...) when it cannot. A Ctrl-C at the host's terminal is passed
  * on to the group, as the terminal would to its foreground job (unless `forwardHostSignals` is false).
+ * The fork happens in the host's spawner (spawner.ts), off the host's event loop, unless a stdio
+ * entry is a descriptor of the host's.
  */
 export async function spawnGroup(
   program: string,
@@ -62,7 +91,7 @@ export async function spawnGroup(
     track?: boolean;
   },
 ): Promise<GroupChild> {
-  const child = spawn(program, args, { cwd: opts.cwd, env: opts.env, detached: true, stdio: opts.stdio });
+  const child = await startChild(program, args, opts);
   // Errors after start-up (none expected: we signal the group ourselves) must never crash the host.
   child.on("error", () => undefined);
   let isClosed = false;
@@ -80,11 +109,9 @@ export async function spawnGroup(
       resolve({ code: null, signal: null });
     });
   });
-  const pgid = child.pid;
-  // No pid: it did not start (the documented sign), and the reason comes as an `error` on the
-  // next tick. With one it runs: tracked at once, before any other code of the host runs (waiting
-  // for the `spawn` event cost a tick and left the group untracked meanwhile).
-  if (pgid === undefined) throw await new Promise<Error>((resolve) => child.once("error", resolve));
+  const pgid = child.pid as number;
+  // It runs: tracked at once, before any other code of the host runs (waiting for the `spawn`
+  // event cost a tick and left the group untracked meanwhile).
   const untrack =
     opts.track === false
       ? () => undefined

@@ -1,6 +1,7 @@
 import { stat } from "node:fs/promises";
 import path from "node:path";
 import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
 import { findExecutable, releaseGroup, spawnGroup, type GroupChild } from "../process/index.js";
 import type { DockerCli } from "./dockerCli.js";
 import { untar, type UntarResult } from "./tar.js";
@@ -46,9 +47,18 @@ export async function putArchive(
   });
   const stdin = cp.child.stdin;
   stdin?.on("error", () => undefined); // a CLI that failed early: its exit says why
+  let fed: Promise<Error | undefined> = Promise.resolve(undefined);
   if (Buffer.isBuffer(source)) stdin?.end(source);
-  else if (stdin) source.pipe(stdin);
+  // Not `pipe`: a source that breaks off would leave the CLI's stdin open, and the CLI waiting
+  // for its end for good; `pipeline` closes it (the CLI ends) and says why.
+  else if (stdin)
+    fed = pipeline(source, stdin).then(
+      () => undefined,
+      (err: unknown) => err as Error,
+    );
   await finished(cp, "docker cp into the container", collectStderr(cp));
+  const broken = await fed;
+  if (broken) throw new Error(`the archive for docker cp broke off: ${broken.message}`);
 }
 
 /**
@@ -67,13 +77,17 @@ export async function seedContainer(cli: DockerCli, container: string, from: str
     forwardHostSignals: false,
   });
   const tarErr = collectStderr(tar);
-  const packed = finished(tar, `tar of ${from}`, tarErr);
+  // tar is released (its stdout closed) only once `docker cp` has read that stdout to its end:
+  // tar exits as soon as its archive fits in the pipes, often before `docker cp` has started (a
+  // spawn is a round trip to the spawner) or read much. Released then, the archive's tail was
+  // dropped unread and `docker cp` waited for the end of its stdin for good.
   try {
     await putArchive(cli, container, to, tar.child.stdout ?? Readable.from([]));
-  } finally {
-    await packed.catch(() => undefined);
+  } catch (err) {
+    await releaseGroup(tar);
+    throw err;
   }
-  await packed;
+  await finished(tar, `tar of ${from}`, tarErr);
 }
 
 /** The tar stream `docker cp CONTAINER:SOURCE -` writes, whole, up to MAX_PULL_BYTES. */

@@ -113,7 +113,9 @@ export class ExecSession {
    * wait and is then followed by `quietMs` of silence ends it early.
    */
   async read(yieldMs: number, signal: AbortSignal, budget: number, quietMs?: number): Promise<SessionChunk> {
-    if (!this.exited) {
+    // Aborted already (while its process was starting: a round trip to the spawner), its
+    // `abort` event is past: waiting for it would hold the call and its process for the yield.
+    if (!this.exited && !signal.aborted) {
       await new Promise<void>((resolve) => {
         const timer = setTimeout(finish, yieldMs);
         let quiet: NodeJS.Timeout | undefined;
