@@ -8,6 +8,7 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import process from "node:process";
 import { McpConnectionManager } from "../../dist/index.js";
 
 const url = process.argv.at(-1);
@@ -45,10 +46,10 @@ function oauthFor(scenario) {
 
 /** Plays the person's browser: the suite's authorization endpoint redirects at once; follow it to our loopback. */
 async function browser(authorizationUrl) {
-  const answer = await fetch(authorizationUrl, { redirect: "manual" });
+  const answer = await globalThis.fetch(authorizationUrl, { redirect: "manual" });
   const location = answer.headers.get("location");
   if (!location) throw new Error(`no redirect from ${authorizationUrl.href} (${answer.status})`);
-  await fetch(location);
+  await globalThis.fetch(location);
 }
 
 const mcp = McpConnectionManager.start(
