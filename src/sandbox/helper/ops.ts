@@ -113,6 +113,22 @@ const statOf = (st: Stats): FileStat => ({
   ctimeMs: st.ctimeMs,
 });
 
+/**
+ * The real path of the file open on `fd`, as the kernel names the descriptor: the file that
+ * was read, with no second walk of its path (which another process could change meanwhile).
+ * A plain call: procfs answers from memory. Undefined where it cannot tell (no /proc, a file
+ * deleted since it was opened).
+ */
+function nameOf(fd: number, st: Stats): string | undefined {
+  if (process.platform !== "linux" || st.nlink === 0) return undefined;
+  try {
+    const name = fs.readlinkSync(`/proc/self/fd/${fd}`);
+    return name.startsWith("/") && !name.endsWith(" (deleted)") ? name : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 const notRegular = (p: string): Error => Object.assign(new Error(`${p} is not a regular file`), { code: "ENOTREG" });
 const isDirectory = (p: string): Error =>
   Object.assign(new Error(`EISDIR: illegal operation on a directory, ${p}`), { code: "EISDIR" });
@@ -125,7 +141,18 @@ const isDirectory = (p: string): Error =>
  * looked up the inode (and filled a network file system's attribute cache), so `fstat` on the
  * descriptor answers from memory.
  */
-function fileOps(sys: Sys, plainSmallFiles = false): FileOps {
+/**
+ * `FileOps` whose `read` can also name the file it opened (`named`: its real path, `real`, when
+ * the kernel can tell it), which saves the caller a `realpath` of its own.
+ */
+export interface NamingFileOps extends FileOps {
+  read(
+    path: string,
+    opts?: { position?: number; length?: number; named?: boolean },
+  ): Promise<{ data: Buffer; stat: FileStat; real?: string }>;
+}
+
+function fileOps(sys: Sys, plainSmallFiles = false): NamingFileOps {
   /** Up to `length` bytes from `position`, until the end of the file (not its stated size). */
   async function readRange(
     fd: number,
@@ -159,8 +186,8 @@ function fileOps(sys: Sys, plainSmallFiles = false): FileOps {
    */
   async function read(
     p: string,
-    opts: { position?: number; length?: number } = {},
-  ): Promise<{ data: Buffer; stat: FileStat }> {
+    opts: { position?: number; length?: number; named?: boolean } = {},
+  ): Promise<{ data: Buffer; stat: FileStat; real?: string }> {
     const fd = await sys.open(p, constants.O_RDONLY | constants.O_NONBLOCK, 0);
     let plain = false;
     try {
@@ -168,7 +195,8 @@ function fileOps(sys: Sys, plainSmallFiles = false): FileOps {
       if (!st.isFile()) throw st.isDirectory() ? isDirectory(p) : notRegular(p);
       plain = plainSmallFiles && st.size <= PLAIN_READ_MAX && (await isLocalDisk(st.dev, fd));
       const data = await readRange(fd, st.size, opts.position ?? 0, opts.length ?? Infinity, plain);
-      return { data, stat: statOf(st) };
+      const real = opts.named === true ? nameOf(fd, st) : undefined;
+      return real === undefined ? { data, stat: statOf(st) } : { data, stat: statOf(st), real };
     } finally {
       await (plain ? syncSys : sys).close(fd);
     }
@@ -257,7 +285,7 @@ function fileOps(sys: Sys, plainSmallFiles = false): FileOps {
  * The operations on this process's own view of the file system: on the I/O pool, so the event
  * loop never waits on a disk, but for a small file on a local disk once it is open.
  */
-export const localFileOps: FileOps = fileOps(asyncSys, true);
+export const localFileOps: NamingFileOps = fileOps(asyncSys, true);
 
 /** The same operations as plain system calls: the resident helper's, a process of its own. */
 export const helperFileOps: FileOps = fileOps(syncSys);
