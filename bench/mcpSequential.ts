@@ -10,9 +10,8 @@
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { type Build, flag, interleaved, loadBuilds, machineLine } from "./lib/builds.js";
+import { type Build, cpuRecorder, flag, interleaved, loadBuilds, machineLine } from "./lib/builds.js";
 import { everythingServer } from "./lib/everything.js";
-import { median, quantile } from "./lib/stats.js";
 import { NO_LOOP_DETECTION } from "./lib/tools.js";
 
 const reps = Number(flag("reps", "9"));
@@ -21,21 +20,7 @@ const SERVER = "everything";
 const TOOL = `mcp__${SERVER}__echo`;
 const server = everythingServer();
 const { base, next } = await loadBuilds();
-const cpu = new Map<string, number[]>();
-
-/** `run` timed by the harness, and its CPU per call recorded under `id`. */
-function withCpu(id: string, run: () => Promise<void>): { id: string; run: () => Promise<void> } {
-  cpu.set(id, []);
-  return {
-    id,
-    run: async () => {
-      const start = process.cpuUsage();
-      await run();
-      const used = process.cpuUsage(start);
-      cpu.get(id)?.push((used.user + used.system) / CALLS);
-    },
-  };
-}
+const cpu = cpuRecorder(CALLS);
 
 interface Contender {
   run: () => Promise<void>;
@@ -77,10 +62,10 @@ try {
   process.stdout.write(`${machineLine()}\nMCP echo, sequential, ${CALLS} calls a sample, ${reps} reps\n`);
   const rows = await interleaved(
     [
-      withCpu("base", (contenders[0] as Contender).run),
-      withCpu("new", (contenders[1] as Contender).run),
-      withCpu("new, client alone (no runtime)", (contenders[1] as Contender).direct),
-      withCpu("raw client.callTool", async () => {
+      cpu.contender("base", (contenders[0] as Contender).run),
+      cpu.contender("new", (contenders[1] as Contender).run),
+      cpu.contender("new, client alone (no runtime)", (contenders[1] as Contender).direct),
+      cpu.contender("raw client.callTool", async () => {
         for (let i = 0; i < CALLS; i++) {
           const result = await client.callTool({ name: "echo", arguments: { message: "hi" } });
           if (result.isError) throw new Error("raw echo failed");
@@ -91,14 +76,12 @@ try {
     2,
   );
   const raw = rows.get("raw client.callTool")?.median ?? NaN;
-  // The harness keeps the samples after its warm-ups; so do these.
-  const kept = (s: number[]): number[] => s.slice(s.length - reps);
-  const rawCpu = median(kept(cpu.get("raw client.callTool") ?? []));
+  const rawCpu = cpu.summary("raw client.callTool", reps).median;
   for (const [id, row] of rows) {
-    const c = kept(cpu.get(id) ?? []);
+    const c = cpu.summary(id, reps);
     process.stdout.write(
       `${id}: wall ${((row.median / CALLS) * 1000).toFixed(0)} µs/call (${(row.median / raw).toFixed(2)}x), ` +
-        `CPU ${median(c).toFixed(0)} µs/call [${quantile(c, 0.25).toFixed(0)}–${quantile(c, 0.75).toFixed(0)}] (${(median(c) / rawCpu).toFixed(2)}x)\n`,
+        `CPU ${c.median.toFixed(0)} µs/call [${c.p25.toFixed(0)}–${c.p75.toFixed(0)}] (${(c.median / rawCpu).toFixed(2)}x)\n`,
     );
   }
   process.stdout.write(`${machineLine()}\n`);
