@@ -1,9 +1,10 @@
 import { createHook } from "node:async_hooks";
-import { writeFile } from "node:fs/promises";
+import { mkdir, readFile, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { readFileToolFactory } from "../../../src/handlers/read_file/handler.js";
-import { callTool, fromFactory, tempDir } from "../toolHarness.js";
+import { createToolRouter } from "../../../src/index.js";
+import { callRouter, callTool, fromFactory, tempDir } from "../toolHarness.js";
 
 const tools = fromFactory(readFileToolFactory);
 
@@ -60,5 +61,26 @@ describe("read_file in the host process and the I/O thread pool", () => {
     expect(proc.success).toBe(true);
     expect(proc.text).toMatch(/^L1: Name:/);
     expect(proc.requests).toBeGreaterThanOrEqual(5);
+  });
+
+  it("remembers the file it read by its real path: an edit through another name of it is allowed", async () => {
+    const router = await createToolRouter({ shell: false, editFile: true });
+    try {
+      await mkdir(join(dir, "real"));
+      await symlink(join(dir, "real"), join(dir, "linked"));
+      const real = join(dir, "real", "a.txt");
+      const linked = join(dir, "linked", "a.txt");
+      await writeFile(real, "one\n");
+      // Read through the linked directory, edited by the real path; and the other way round.
+      expect((await callRouter(router, "read_file", { file_path: linked })).success).toBe(true);
+      const first = await callRouter(router, "edit_file", { file_path: real, old_string: "one", new_string: "two" });
+      expect(first.success).toBe(true);
+      expect((await callRouter(router, "read_file", { file_path: real })).success).toBe(true);
+      const second = await callRouter(router, "edit_file", { file_path: linked, old_string: "two", new_string: "six" });
+      expect(second.success).toBe(true);
+      expect(await readFile(real, "utf8")).toBe("six\n");
+    } finally {
+      await router.close();
+    }
   });
 });
