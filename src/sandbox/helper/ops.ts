@@ -15,8 +15,9 @@ type Maybe<T> = T | Promise<T>;
 
 /**
  * The system calls the operations are made of: promises in the host (its event loop never
- * waits on a disk; but see `plainSmallFiles`), plain calls in the helper (a process of its own, where a hop to the I/O
- * thread pool per call cost more than the call: a write took 1.3 ms instead of 0.6).
+ * waits on a disk; but see `plainSmallFiles`), plain calls in the helper (a process of its
+ * own, where a hop to the I/O thread pool per call cost more than the call: a write took
+ * 1.3 ms instead of 0.6).
  */
 interface Sys {
   open(p: string, flags: number, mode: number): Maybe<number>;
@@ -97,7 +98,8 @@ const READ_STEP = 64 * 1024;
 /**
  * The largest file the host reads by plain calls once it is open (on a local disk): 64 KiB
  * from the page cache is 5-20 µs, less than the hops to the I/O pool it saves; read from a
- * cold disk, about one seek. Also what the host reads so at most of a file that grows meanwhile.
+ * cold disk, about one seek. It also bounds what is read by plain calls of a file that grows
+ * meanwhile.
  */
 const PLAIN_READ_MAX = 64 * 1024;
 
@@ -134,14 +136,6 @@ const isDirectory = (p: string): Error =>
   Object.assign(new Error(`EISDIR: illegal operation on a directory, ${p}`), { code: "EISDIR" });
 
 /**
- * `plainSmallFiles`: after `sys` opened a regular file of at most `PLAIN_READ_MAX` bytes on a
- * local disk, its state, bytes and close are plain calls (the host's shortcut; the helper's
- * calls are all plain already). The path is still resolved on the I/O pool: it may cross a
- * network or FUSE mount. The state is taken by a plain call for every file: the open has just
- * looked up the inode (and filled a network file system's attribute cache), so `fstat` on the
- * descriptor answers from memory.
- */
-/**
  * `FileOps` whose `read` can also name the file it opened (`named`: its real path, `real`, when
  * the kernel can tell it), which saves the caller a `realpath` of its own.
  */
@@ -152,6 +146,14 @@ export interface NamingFileOps extends FileOps {
   ): Promise<{ data: Buffer; stat: FileStat; real?: string }>;
 }
 
+/**
+ * `plainSmallFiles`: after `sys` opened a regular file of at most `PLAIN_READ_MAX` bytes on a
+ * local disk, its state, bytes and close are plain calls (the host's shortcut; the helper's
+ * calls are all plain already). The path is still resolved on the I/O pool: it may cross a
+ * network or FUSE mount. The state is taken by a plain call for every file: the open has just
+ * looked up the inode (and filled a network file system's attribute cache), so `fstat` on the
+ * descriptor answers from memory.
+ */
 function fileOps(sys: Sys, plainSmallFiles = false): NamingFileOps {
   /** Up to `length` bytes from `position`, until the end of the file (not its stated size). */
   async function readRange(
