@@ -88,6 +88,36 @@ export async function interleaved(
   return out;
 }
 
+/**
+ * Contenders that also record this process's CPU time (every thread: the I/O pool's too) per
+ * unit of work, `per` units a run; `summary` gives a contender's median [p25–p75] over the runs
+ * the harness kept (the last `reps`).
+ */
+export function cpuRecorder(per: number): {
+  contender: (id: string, run: () => Promise<void>) => Contender;
+  summary: (id: string, reps: number) => { median: number; p25: number; p75: number };
+} {
+  const samples = new Map<string, number[]>();
+  return {
+    contender: (id, run) => {
+      samples.set(id, []);
+      return {
+        id,
+        run: async () => {
+          const start = process.cpuUsage();
+          await run();
+          const used = process.cpuUsage(start);
+          samples.get(id)?.push((used.user + used.system) / per);
+        },
+      };
+    },
+    summary: (id, reps) => {
+      const kept = (samples.get(id) ?? []).slice(-reps);
+      return { median: median(kept), p25: quantile(kept, 0.25), p75: quantile(kept, 0.75) };
+    },
+  };
+}
+
 /** The load average and cores, for the record. */
 export function machineLine(): string {
   return `load ${os

@@ -1,7 +1,7 @@
 import { isAbsolute } from "node:path";
-import { FunctionCallError, type ToolOutput, type FunctionToolSpec } from "../../protocol/index.js";
+import { FunctionCallError, type FileStat, type ToolOutput, type FunctionToolSpec } from "../../protocol/index.js";
 import type { FileReadLedger, PolicySubject, ToolFactory, ToolHandler, ToolInvocation } from "../../registry/index.js";
-import { environmentOf, filesOf } from "../../sandbox/index.js";
+import { environmentOf, filesOf, localFileOps } from "../../sandbox/index.js";
 import { errorMessage, looksBinary, READ_CHUNK_BYTES, readLines } from "../../util/index.js";
 
 const MAX_LINE_CHARS = 500;
@@ -104,17 +104,27 @@ export class ReadFileHandler implements ToolHandler {
     if (!isAbsolute(path)) throw fail("file_path must be an absolute path");
     const files = filesOf(inv.turn);
     // The real path (a query) beside the check; the file is opened only once the check passed.
+    // In this process the read names the file it opened instead (no path walked twice).
     // The first chunk's state (taken on the open descriptor before reading) is the ledger's
     // snapshot, so a change during the read counts as a change since it.
-    const realpath = files.realpath(path);
-    realpath.catch(() => undefined); // judged below, after the check
+    const named = files === localFileOps;
+    const realpath = named ? undefined : files.realpath(path);
+    realpath?.catch(() => undefined); // judged below, after the check
     await environmentOf(inv.turn).checkRead(path);
-    const [first, real] = await Promise.allSettled([files.read(path, { length: READ_CHUNK_BYTES }), realpath]);
+    const reading: Promise<{ data: Buffer; stat: FileStat; real?: string }> = named
+      ? localFileOps.read(path, { length: READ_CHUNK_BYTES, named })
+      : files.read(path, { length: READ_CHUNK_BYTES });
+    const [first, real] = await Promise.allSettled([reading, realpath]);
     if (first.status === "rejected") throw unreadable(path, first.reason);
+    // A read that could not name its file (no /proc) leaves the query to be asked now.
+    const realPath =
+      real.status === "rejected"
+        ? undefined
+        : (real.value ?? first.value.real ?? (await files.realpath(path).catch(() => undefined)));
     const snapshot =
-      real.status === "fulfilled"
-        ? await this.fileReads?.snapshotOf(files, real.value, first.value.stat, first.value.data)
-        : undefined;
+      realPath === undefined
+        ? undefined
+        : await this.fileReads?.snapshotOf(files, realPath, first.value.stat, first.value.data);
     // The call's signal is read only past the first chunk: a small file needs no AbortController.
     const read = async (position: number, length: number): Promise<Buffer> => {
       if (position === 0 && length === READ_CHUNK_BYTES) return first.value.data;

@@ -3,6 +3,7 @@ import fs, { constants, type Dirent, type Stats } from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
 import type { DirEntry, FileKind, FileOps, FileStat } from "../../protocol/index.js";
+import { isLocalDisk } from "./localDisk.js";
 
 /*
  * The file operations themselves, run in the host process (full access) or inside the sandbox
@@ -14,8 +15,9 @@ type Maybe<T> = T | Promise<T>;
 
 /**
  * The system calls the operations are made of: promises in the host (its event loop never
- * waits on a disk), plain calls in the helper (a process of its own, where a hop to the I/O
- * thread pool per call cost more than the call: a write took 1.3 ms instead of 0.6).
+ * waits on a disk; but see `plainSmallFiles`), plain calls in the helper (a process of its
+ * own, where a hop to the I/O thread pool per call cost more than the call: a write took
+ * 1.3 ms instead of 0.6).
  */
 interface Sys {
   open(p: string, flags: number, mode: number): Maybe<number>;
@@ -93,6 +95,13 @@ const syncSys: Sys = {
 const MAX_LINKS = 40;
 /** Read size when the file's size says nothing (a /proc file says 0 and has contents). */
 const READ_STEP = 64 * 1024;
+/**
+ * The largest file the host reads by plain calls once it is open (on a local disk): 64 KiB
+ * from the page cache is 5-20 µs, less than the hops to the I/O pool it saves; read from a
+ * cold disk, about one seek. It also bounds what is read by plain calls of a file that grows
+ * meanwhile.
+ */
+const PLAIN_READ_MAX = 64 * 1024;
 
 const kindOf = (st: { isFile(): boolean; isDirectory(): boolean; isSymbolicLink(): boolean }): FileKind =>
   st.isFile() ? "file" : st.isDirectory() ? "directory" : st.isSymbolicLink() ? "symlink" : "other";
@@ -106,22 +115,64 @@ const statOf = (st: Stats): FileStat => ({
   ctimeMs: st.ctimeMs,
 });
 
+/**
+ * The real path of the file open on `fd`, as the kernel names the descriptor: the file that
+ * was read, with no second walk of its path (which another process could change meanwhile).
+ * A plain call: procfs answers from memory. Undefined where it cannot tell (no /proc, a file
+ * deleted since it was opened).
+ */
+function nameOf(fd: number, st: Stats): string | undefined {
+  if (process.platform !== "linux" || st.nlink === 0) return undefined;
+  try {
+    const name = fs.readlinkSync(`/proc/self/fd/${fd}`);
+    return name.startsWith("/") && !name.endsWith(" (deleted)") ? name : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 const notRegular = (p: string): Error => Object.assign(new Error(`${p} is not a regular file`), { code: "ENOTREG" });
 const isDirectory = (p: string): Error =>
   Object.assign(new Error(`EISDIR: illegal operation on a directory, ${p}`), { code: "EISDIR" });
 
-function fileOps(sys: Sys): FileOps {
+/**
+ * `FileOps` whose `read` can also name the file it opened (`named`: its real path, `real`, when
+ * the kernel can tell it), which saves the caller a `realpath` of its own.
+ */
+export interface NamingFileOps extends FileOps {
+  read(
+    path: string,
+    opts?: { position?: number; length?: number; named?: boolean },
+  ): Promise<{ data: Buffer; stat: FileStat; real?: string }>;
+}
+
+/**
+ * `plainSmallFiles`: after `sys` opened a regular file of at most `PLAIN_READ_MAX` bytes on a
+ * local disk, its state, bytes and close are plain calls (the host's shortcut; the helper's
+ * calls are all plain already). The path is still resolved on the I/O pool: it may cross a
+ * network or FUSE mount. The state is taken by a plain call for every file: the open has just
+ * looked up the inode (and filled a network file system's attribute cache), so `fstat` on the
+ * descriptor answers from memory.
+ */
+function fileOps(sys: Sys, plainSmallFiles = false): NamingFileOps {
   /** Up to `length` bytes from `position`, until the end of the file (not its stated size). */
-  async function readRange(fd: number, size: number, position: number, length: number): Promise<Buffer> {
+  async function readRange(
+    fd: number,
+    size: number,
+    position: number,
+    length: number,
+    plain: boolean,
+  ): Promise<Buffer> {
     const chunks: Buffer[] = [];
     let total = 0;
     while (total < length) {
+      const io = plain && total <= PLAIN_READ_MAX ? syncSys : sys;
       // One byte beyond the stated size: a short read of a regular file is its end, so a
       // whole small file takes one read into a buffer of its size.
       const left = size - position - total;
       const want = Math.min(length - total, left >= 0 ? left + 1 : READ_STEP);
       const buf = Buffer.allocUnsafe(want);
-      const n = await sys.read(fd, buf, 0, want, position + total);
+      const n = await io.read(fd, buf, 0, want, position + total);
       if (n === 0) break;
       chunks.push(n === want ? buf : buf.subarray(0, n));
       total += n;
@@ -137,16 +188,19 @@ function fileOps(sys: Sys): FileOps {
    */
   async function read(
     p: string,
-    opts: { position?: number; length?: number } = {},
-  ): Promise<{ data: Buffer; stat: FileStat }> {
+    opts: { position?: number; length?: number; named?: boolean } = {},
+  ): Promise<{ data: Buffer; stat: FileStat; real?: string }> {
     const fd = await sys.open(p, constants.O_RDONLY | constants.O_NONBLOCK, 0);
+    let plain = false;
     try {
-      const st = await sys.fstat(fd);
+      const st = await (plainSmallFiles ? syncSys : sys).fstat(fd);
       if (!st.isFile()) throw st.isDirectory() ? isDirectory(p) : notRegular(p);
-      const data = await readRange(fd, st.size, opts.position ?? 0, opts.length ?? Infinity);
-      return { data, stat: statOf(st) };
+      plain = plainSmallFiles && st.size <= PLAIN_READ_MAX && (await isLocalDisk(st.dev, fd));
+      const data = await readRange(fd, st.size, opts.position ?? 0, opts.length ?? Infinity, plain);
+      const real = opts.named === true ? nameOf(fd, st) : undefined;
+      return real === undefined ? { data, stat: statOf(st) } : { data, stat: statOf(st), real };
     } finally {
-      await sys.close(fd);
+      await (plain ? syncSys : sys).close(fd);
     }
   }
 
@@ -229,8 +283,11 @@ function fileOps(sys: Sys): FileOps {
   };
 }
 
-/** The operations on this process's own view of the file system, never blocking its event loop. */
-export const localFileOps: FileOps = fileOps(asyncSys);
+/**
+ * The operations on this process's own view of the file system: on the I/O pool, so the event
+ * loop never waits on a disk, but for a small file on a local disk once it is open.
+ */
+export const localFileOps: NamingFileOps = fileOps(asyncSys, true);
 
 /** The same operations as plain system calls: the resident helper's, a process of its own. */
 export const helperFileOps: FileOps = fileOps(syncSys);
