@@ -1,6 +1,6 @@
 import type { EscalationRequest, ToolCall } from "../protocol/index.js";
 import { escalate, requestUserInput } from "../policy/index.js";
-import type { ToolInvocation } from "../registry/index.js";
+import type { CallLanding, ToolInvocation } from "../registry/index.js";
 import type { TurnContext, UserInputQuestion, UserInputResponse } from "../turn/index.js";
 import type { PreparedCall } from "./preparedCall.js";
 
@@ -21,6 +21,7 @@ export class Invocation<Ctx> implements ToolInvocation<Ctx> {
     turn: TurnContext,
     context: Ctx,
     readonly args: unknown,
+    readonly landing?: CallLanding,
   ) {
     const { call } = prepared;
     this.callId = call.callId;
@@ -48,6 +49,11 @@ export class Invocation<Ctx> implements ToolInvocation<Ctx> {
 
   /** The same call with other arguments (a hook's rewrite, a middleware's `next(args)`). */
   withArgs(args: unknown): Invocation<Ctx> {
-    return new Invocation(this.prepared, this.turn, this.context, args);
+    return new Invocation(this.prepared, this.turn, this.context, args, this.landing);
+  }
+
+  /** The same call, its paths judged where they land (the policy stage's allow). */
+  withLanding(landing: CallLanding): Invocation<Ctx> {
+    return new Invocation(this.prepared, this.turn, this.context, this.args, landing);
   }
 }

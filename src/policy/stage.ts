@@ -7,17 +7,20 @@ import {
   type PolicyCall,
   type PolicyVerdict,
 } from "../protocol/index.js";
-import { validateArguments, type RegisteredTool, type ToolInvocation } from "../registry/index.js";
+import { validateArguments, type CallLanding, type RegisteredTool, type ToolInvocation } from "../registry/index.js";
 import { askPerson, decided } from "./approval.js";
 import type { TurnAborter } from "./escalation.js";
 import { hookContext } from "./hookCall.js";
 import { blockedCommand, hooksFor, type Hooks } from "./hooks.js";
+import { landingOf } from "./landing.js";
 import { resolveRealPaths } from "./paths.js";
 import { prepareSubject } from "./subjectCommands.js";
 
 /** An invocation the stage can hand on with other arguments (a PreToolUse hook's rewrite). */
 export interface RewritableInvocation<Ctx, I> extends ToolInvocation<Ctx> {
   withArgs(args: unknown): I;
+  /** The same call, carrying where its paths were judged to land. */
+  withLanding(landing: CallLanding): I;
 }
 
 /** What the policy stage lets through: the invocation (its arguments maybe rewritten by a hook), or the answer. */
@@ -88,7 +91,13 @@ export async function policyStage<Ctx, I extends RewritableInvocation<Ctx, I>>(
         by: "hook",
         reason: hook?.reason ?? "a PreToolUse hook asked for approval",
       };
-  if (verdict.decision === "allow") return { invocation };
+  // What an allow lets through: with its paths judged where they land, the handler checks what it opens against that.
+  const judged = policyCall.realPaths;
+  const allowed = (): PolicyOutcome<I> => ({
+    invocation:
+      engine && judged ? invocation.withLanding(landingOf(engine, { ...policyCall, realPaths: judged })) : invocation,
+  });
+  if (verdict.decision === "allow") return allowed();
   if (verdict.decision === "deny") {
     decided(turn, invocation, "deny", verdict.by);
     return { text: verdict.reason };
@@ -112,13 +121,13 @@ export async function policyStage<Ctx, I extends RewritableInvocation<Ctx, I>>(
   decided(turn, invocation, decision.decision, by, decision.message);
   switch (decision.decision) {
     case "allow":
-      return { invocation };
+      return allowed();
     case "allow_session": {
       // Nothing to remember (an unparsable script suggests no rule): a plain allow, never the
       // bare tool name, which would allow every later call of the tool.
       const rule = request.suggestedRules[0];
       if (rule !== undefined) engine?.rememberSession(rule);
-      return { invocation };
+      return allowed();
     }
     case "abort": {
       // At the moment of the decision: no other call may start after a person said abort.

@@ -126,17 +126,30 @@ export interface FileOps {
   /**
    * Up to `length` bytes (default: all) from `position` (default 0) of a regular file, opened
    * non-blocking and checked before reading, so a FIFO or device is refused at once (`ENOTREG`).
+   * With `named`, also the real path of the file it opened (`real`), named from the open
+   * descriptor where the system can tell (no second walk of the path, which a link flipped
+   * meanwhile could lead elsewhere); absent where it cannot.
    */
-  read(path: string, opts?: { position?: number; length?: number }): Promise<{ data: Buffer; stat: FileStat }>;
+  read(
+    path: string,
+    opts?: { position?: number; length?: number; named?: boolean },
+  ): Promise<{ data: Buffer; stat: FileStat; real?: string }>;
   /** SHA-256 (hex) of a regular file's contents, with its state when read. */
   hash(path: string): Promise<{ sha256: string; stat: FileStat }>;
   /**
    * Replaces or creates `path` atomically: a temp file beside the target, then a rename. A
    * symlink is written through (its target, dangling too); an existing non-regular target is
    * refused (`ENOTREG`). The mode is `mode`, else the replaced file's, else the default.
-   * Resolves with where it landed (a real path) and the new file's state.
+   * Resolves with where it landed (a real path) and the new file's state. With `onlyAt`, a
+   * write that would land anywhere else (a link flipped since the call's paths were judged) is
+   * refused before a byte is written (`ECHANGED`, naming where it would have landed), and the
+   * directory checked is the one written to.
    */
-  write(path: string, data: Buffer | string, opts?: { mode?: number }): Promise<{ path: string; stat: FileStat }>;
+  write(
+    path: string,
+    data: Buffer | string,
+    opts?: { mode?: number; onlyAt?: readonly string[] },
+  ): Promise<{ path: string; stat: FileStat }>;
   /** The first directory created, as `mkdir -p` (undefined when none was). */
   mkdir(path: string, opts?: { recursive?: boolean }): Promise<string | undefined>;
   unlink(path: string): Promise<void>;

@@ -42,6 +42,9 @@ export const texts = {
     `interrupted: ${toolName} was running when the agent stopped; it may or may not have taken effect. Check before running it again.`,
   /** The policy stage (DESIGN section 11). */
   deniedByRule: (rule: string): string => `denied by policy: rule "${rule}" forbids this call`,
+  /** A file the call found somewhere other than where its path was judged (a link changed since). */
+  landingChanged: (path: string, real: string): string =>
+    `denied by policy: ${path} now leads to ${real}, which was not judged when the call was allowed (a link changed meanwhile)`,
   deniedReadOnly: (tool: string): string =>
     `denied by policy: ${tool} may change files or state, which read-only mode forbids`,
   rejectedByUser: (message?: string): string => (message ? `rejected by user: ${message}` : "rejected by user"),

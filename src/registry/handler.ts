@@ -1,5 +1,6 @@
 import type { EscalationRequest, PolicySubject, ToolCall, ToolOutput, ToolPayload } from "../protocol/index.js";
 import type { TurnContext, UserInputQuestion, UserInputResponse } from "../turn/index.js";
+import type { CallLanding } from "./landing.js";
 
 export type ToolKind = "function" | "mcp";
 
@@ -39,6 +40,8 @@ export interface ToolInvocation<Ctx = unknown> {
    * by hand): nobody can answer.
    */
   requestUserInput?(questions: UserInputQuestion[], timeoutMs: number): Promise<UserInputResponse | null | undefined>;
+  /** Set when a path rule judged the call; absent when none could. */
+  readonly landing?: CallLanding | undefined;
 }
 
 export interface ToolHandler<Ctx = unknown> {

@@ -1,4 +1,5 @@
 export * from "./handler.js";
+export * from "./landing.js";
 export * from "./arguments.js";
 export * from "./registry.js";
 export * from "./builder.js";

@@ -43,11 +43,22 @@ write)
   [ -d "$t" ] && fail EISDIR
   { [ -e "$t" ] && [ ! -f "$t" ]; } && fail ENOTREG
   d=$(realpath -e -- "$(dirname -- "$t")") || exit 1
-  t=$d/$(basename -- "$t"); tmp=$d/.$(basename -- "$t").$$.tmp
+  b=$(basename -- "$t"); t=$d/$b
+  # Only where the call's paths were judged ($3, one per line); then in the directory checked
+  # (the shell's cwd holds it: a link flipped on its path afterwards changes nothing).
+  if [ -n "$3" ]; then
+    ok=; set -f; IFS='
+'
+    for l in $3; do [ "$l" = "$t" ] && ok=1; done
+    [ -n "$ok" ] || { echo "$t" >&2; fail ECHANGED; }
+    cd -- "$d" && [ "$(pwd -P)" = "$d" ] || { echo "$(pwd -P)/$b" >&2; fail ECHANGED; }
+    d=.
+  fi
+  tmp=$d/.$b.$$.tmp
   cat > "$tmp" || { rm -f -- "$tmp"; exit 1; }
-  if [ -n "$2" ]; then chmod "$2" -- "$tmp"; elif [ -f "$t" ]; then chmod "$(stat -c %a -- "$t")" -- "$tmp"; fi
-  mv -f -- "$tmp" "$t" || { rm -f -- "$tmp"; exit 1; }
-  echo "$t"; exec stat -c '${STAT}' -- "$t" ;;
+  if [ -n "$2" ]; then chmod "$2" -- "$tmp"; elif [ -f "$d/$b" ]; then chmod "$(stat -c %a -- "$d/$b")" -- "$tmp"; fi
+  mv -f -- "$tmp" "$d/$b" || { rm -f -- "$tmp"; exit 1; }
+  echo "$t"; exec stat -c '${STAT}' -- "$d/$b" ;;
 mkdir)
   if [ "$2" = p ]; then
     f=; p=$1; while [ ! -e "$p" ] && [ ! -L "$p" ]; do f=$p; p=$(dirname -- "$p"); done
@@ -111,9 +122,17 @@ export function shellFileOps(cli: DockerCli, container: string, started: () => P
     const { code } = await run.exited;
     await releaseGroup(run);
     if (code === 0) return Buffer.concat(out);
-    const said = err.trim().split("\n").at(-1) ?? "";
+    const lines = err.trim().split("\n");
+    const said = lines.at(-1) ?? "";
     const found = /^E[A-Z]+$/.test(said) ? said : CODES.find(([re]) => re.test(said))?.[1];
     const path = args[0] ?? "";
+    if (found === "ECHANGED") {
+      const landed = lines.at(-2) ?? "";
+      throw Object.assign(new Error(`${path} would land at ${landed}, not where it was judged`), {
+        code: found,
+        path: landed,
+      });
+    }
     const message = found === "ENOTREG" ? `${path} is not a regular file` : `${found ?? "EIO"}: ${said || op}, ${path}`;
     throw Object.assign(new Error(message), { code: found ?? "EIO" });
   }
@@ -149,7 +168,8 @@ export function shellFileOps(cli: DockerCli, container: string, started: () => P
     write: async (p, data, opts) => {
       const bytes = typeof data === "string" ? Buffer.from(data) : data;
       const mode = opts?.mode !== undefined ? (opts.mode & 0o7777).toString(8) : "";
-      const [landed = p, stat = ""] = (await sh("write", [p, mode], bytes)).toString("utf8").split("\n");
+      const onlyAt = opts?.onlyAt?.join("\n") ?? "";
+      const [landed = p, stat = ""] = (await sh("write", [p, mode, onlyAt], bytes)).toString("utf8").split("\n");
       return { path: landed, stat: parseStat(stat) };
     },
     mkdir: async (p, opts) => {

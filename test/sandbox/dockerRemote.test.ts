@@ -318,6 +318,14 @@ describeRequiring(await dockerProblem(), "Docker environment on a remote engine 
       expect(viaLink.text).toContain("outside the writable roots");
       await expect(env.files.read("/workspace/src")).rejects.toMatchObject({ code: "EISDIR" });
       await expect(env.files.read("/workspace/missing")).rejects.toMatchObject({ code: "ENOENT" });
+      // A write only where it was judged to land: elsewhere is refused before a byte is written.
+      await expect(
+        env.files.write("/workspace/src/a.txt", "x", { onlyAt: ["/workspace/src/other.txt"] }),
+      ).rejects.toMatchObject({ code: "ECHANGED", path: "/workspace/src/a.txt" });
+      await env.files.write("/workspace/src/b.txt", "b\n", { onlyAt: ["/workspace/src/b.txt"] });
+      expect((await run(env, ["cat", "src/a.txt", "src/b.txt"], { cwd: env.workdir })).output).toBe(
+        "one\ntwo needle\nb\n",
+      );
       const dest = await scratch.inTmp("remote-bare-dest");
       await env.pull(["src"], dest);
       expect(await readFile(path.join(dest, "src", "a.txt"), "utf8")).toBe("one\ntwo needle\n");

@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 import { SandboxDenial, type FileOps } from "../../protocol/index.js";
-import type { FileReadLedger, PolicySubject, ToolInvocation } from "../../registry/index.js";
+import { judgedWrites, type FileReadLedger, type PolicySubject, type ToolInvocation } from "../../registry/index.js";
 import { checkWriteOrEscalate, environmentOf, filesOf } from "../../sandbox/index.js";
 import { now } from "../../util/index.js";
 import { applyPatch, patchPaths } from "./applyPatch.js";
@@ -8,7 +8,7 @@ import { PatchApplyError } from "./errors.js";
 import { parsePatch, PatchParseError, type Hunk } from "./parser.js";
 
 /** What applying a patch for a call needs of the call: its turn, its signal, its escalation. */
-export type ApplyPatchCaller = Pick<ToolInvocation, "callId" | "turn" | "signal" | "escalate">;
+export type ApplyPatchCaller = Pick<ToolInvocation, "callId" | "turn" | "signal" | "escalate" | "landing">;
 
 /** What the model reads. */
 export interface ApplyPatchOutcome {
@@ -51,8 +51,12 @@ export async function applyPatchFor(
   const env = environmentOf(turn);
   // The writes' file operations: the environment's, or the host's on a person's allow.
   let files = filesOf(turn);
+  // Only where a path rule judged the patch to land (a link flipped since leads nowhere else).
   const beforeWrite = async (paths: string[]): Promise<FileOps> =>
-    (files = await checkWriteOrEscalate(env, paths, { cwd, escalate: inv.escalate?.bind(inv) }));
+    judgedWrites(
+      (files = await checkWriteOrEscalate(env, paths, { cwd, escalate: inv.escalate?.bind(inv) })),
+      inv.landing,
+    );
   try {
     const result = await applyPatch(patch, { cwd, signal: inv.signal, logger: turn.logger, beforeWrite, files });
     turn.logger.debug(

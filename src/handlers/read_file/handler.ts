@@ -1,7 +1,7 @@
 import { isAbsolute } from "node:path";
-import { FunctionCallError, type FileStat, type ToolOutput, type FunctionToolSpec } from "../../protocol/index.js";
+import { FunctionCallError, type ToolOutput, type FunctionToolSpec } from "../../protocol/index.js";
 import type { FileReadLedger, PolicySubject, ToolFactory, ToolHandler, ToolInvocation } from "../../registry/index.js";
-import { environmentOf, filesOf, localFileOps } from "../../sandbox/index.js";
+import { environmentOf, filesOf } from "../../sandbox/index.js";
 import { errorMessage, looksBinary, READ_CHUNK_BYTES, readLines } from "../../util/index.js";
 
 const MAX_LINE_CHARS = 500;
@@ -103,35 +103,33 @@ export class ReadFileHandler implements ToolHandler {
     if (limit < 1) throw fail("limit must be greater than zero");
     if (!isAbsolute(path)) throw fail("file_path must be an absolute path");
     const files = filesOf(inv.turn);
-    // The real path (a query) beside the check; the file is opened only once the check passed.
-    // In this process the read names the file it opened instead (no path walked twice).
-    // The first chunk's state (taken on the open descriptor before reading) is the ledger's
-    // snapshot, so a change during the read counts as a change since it.
-    const named = files === localFileOps;
-    const realpath = named ? undefined : files.realpath(path);
-    realpath?.catch(() => undefined); // judged below, after the check
+    // The file is opened only once the check passed, and names the file it opened: its real
+    // path is the ledger's key, and where a path rule judged the call, what is judged again
+    // (a link flipped since the decision must not lead the read elsewhere). The first chunk's
+    // state (taken on the open descriptor before reading) is the ledger's snapshot, so a change
+    // during the read counts as a change since it.
     await environmentOf(inv.turn).checkRead(path);
-    const reading: Promise<{ data: Buffer; stat: FileStat; real?: string }> = named
-      ? localFileOps.read(path, { length: READ_CHUNK_BYTES, named })
-      : files.read(path, { length: READ_CHUNK_BYTES });
-    const [first, real] = await Promise.allSettled([reading, realpath]);
-    if (first.status === "rejected") throw unreadable(path, first.reason);
-    // A read that could not name its file (no /proc) leaves the query to be asked now.
-    const realPath =
-      real.status === "rejected"
-        ? undefined
-        : (real.value ?? first.value.real ?? (await files.realpath(path).catch(() => undefined)));
+    const first = await files.read(path, { length: READ_CHUNK_BYTES, named: true }).catch((err: unknown) => {
+      throw unreadable(path, err);
+    });
+    // A file system that cannot name what it opened (an embedder's, a container's shell) is asked.
+    const realPath = first.real ?? (await files.realpath(path).catch(() => undefined));
+    const refusal = inv.landing?.judge(realPath ?? path, path);
+    if (refusal !== undefined) throw fail(refusal);
     const snapshot =
-      realPath === undefined
-        ? undefined
-        : await this.fileReads?.snapshotOf(files, realPath, first.value.stat, first.value.data);
+      realPath === undefined ? undefined : await this.fileReads?.snapshotOf(files, realPath, first.stat, first.data);
     // The call's signal is read only past the first chunk: a small file needs no AbortController.
     const read = async (position: number, length: number): Promise<Buffer> => {
-      if (position === 0 && length === READ_CHUNK_BYTES) return first.value.data;
+      if (position === 0 && length === READ_CHUNK_BYTES) return first.data;
       inv.signal.throwIfAborted();
-      return (await files.read(path, { position, length })).data;
+      // Each chunk opens the path again: judged again where a path rule judged the call.
+      if (inv.landing === undefined) return (await files.read(path, { position, length })).data;
+      const next = await files.read(path, { position, length, named: true });
+      const again = next.real === undefined || next.real === realPath ? undefined : inv.landing.judge(next.real, path);
+      if (again !== undefined) throw fail(again);
+      return next.data;
     };
-    const whole = first.value.data;
+    const whole = first.data;
     if (whole.length < READ_CHUNK_BYTES) {
       if (looksBinary(whole)) throw fail(`failed to read file: ${path} is a binary file`);
       const lines = wholeFileLines(whole, offset, limit);
@@ -156,7 +154,7 @@ export class ReadFileHandler implements ToolHandler {
         },
       });
     } catch (err) {
-      if (inv.signal.aborted) throw err;
+      if (inv.signal.aborted || err instanceof FunctionCallError) throw err;
       throw fail(`failed to read file: ${errorMessage(err)}`);
     }
     if (binary) throw fail(`failed to read file: ${path} is a binary file`);

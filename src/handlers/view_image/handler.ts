@@ -72,14 +72,21 @@ export class ViewImageHandler implements ToolHandler {
     if (size > this.maxBytes) {
       throw fail(`image at \`${path}\` is ${size} bytes, above the limit of ${this.maxBytes} bytes`);
     }
-    let bytes: Buffer;
+    let read: { data: Buffer; real?: string };
     try {
       // One byte past the limit is enough to know the file grew past it.
-      bytes = (await files.read(path, { length: this.maxBytes + 1 })).data;
+      read = await files.read(path, { length: this.maxBytes + 1, named: inv.landing !== undefined });
     } catch (err) {
       if (inv.signal.aborted) throw err;
       throw fail(`unable to read image at \`${path}\`: ${ioErrorText(err)}`);
     }
+    // Where a path rule judged the call: the file opened is judged again (a link flipped since).
+    if (inv.landing !== undefined) {
+      const real = read.real ?? (await files.realpath(path).catch(() => path));
+      const refusal = inv.landing.judge(real, asked);
+      if (refusal !== undefined) throw fail(refusal);
+    }
+    const bytes = read.data;
     // The size may have changed since stat; the limit holds for what was read.
     if (bytes.length > this.maxBytes) {
       throw fail(`image at \`${path}\` is ${bytes.length} bytes, above the limit of ${this.maxBytes} bytes`);

@@ -1,6 +1,6 @@
 import { dirname, isAbsolute } from "node:path";
 import { FunctionCallError } from "../../protocol/index.js";
-import type { FileReadLedger, ToolInvocation } from "../../registry/index.js";
+import { judgedWrites, type FileReadLedger, type ToolInvocation } from "../../registry/index.js";
 import { checkWriteOrEscalate, environmentOf, filesOf } from "../../sandbox/index.js";
 import { errorMessage } from "../../util/index.js";
 
@@ -53,7 +53,8 @@ export async function openForChange(
  * outside the writable roots asks a person through `inv.escalate`; nothing is written unless
  * allowed), then the file written atomically where the environment resolves the path (through
  * a symlink to its target, the mode of a replaced file kept; a new file's parent directories
- * created); the session's ledger then records what it wrote.
+ * created), only where a path rule judged it to land (`judgedWrites`); the session's ledger
+ * then records what it wrote.
  */
 export async function writeForCall(
   inv: ToolInvocation,
@@ -62,15 +63,17 @@ export async function writeForCall(
   file: FileToChange,
   data: string,
 ): Promise<void> {
-  const files = await checkWriteOrEscalate(environmentOf(inv.turn), [path], {
+  const checked = await checkWriteOrEscalate(environmentOf(inv.turn), [path], {
     cwd: inv.turn.cwd,
     escalate: inv.escalate?.bind(inv),
   });
+  const files = judgedWrites(checked, inv.landing);
   inv.signal.throwIfAborted();
   try {
     if (!file.exists) await files.mkdir(dirname(path), { recursive: true });
     fileReads.rememberWrite(await files.write(path, data), data);
   } catch (err) {
+    if (err instanceof FunctionCallError) throw err;
     throw fail(`failed to write ${path}: ${errorMessage(err)}`);
   }
 }

@@ -109,7 +109,13 @@ export class HelperClient {
     if (!pending) return;
     running.pending.delete(answer.i);
     if (running.pending.size === 0) this.rest(running);
-    if ("e" in answer) pending.reject(errorOf(answer.e.code ?? "EHELPER", answer.e.message));
+    if ("e" in answer)
+      pending.reject(
+        Object.assign(
+          errorOf(answer.e.code ?? "EHELPER", answer.e.message),
+          answer.e.path === undefined ? {} : { path: answer.e.path },
+        ),
+      );
     else pending.resolve(answer.v === null ? undefined : answer.v);
   }
 

@@ -26,7 +26,11 @@ async function answer(request: Request): Promise<Answer> {
     return { i: request.i, v: (await ops[request.o]?.(...request.a)) ?? null };
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
-    return { i: request.i, e: { ...(typeof e.code === "string" && { code: e.code }), message: e.message } };
+    const said = {
+      ...(typeof e.code === "string" && { code: e.code }),
+      ...(typeof e.path === "string" && { path: e.path }),
+    };
+    return { i: request.i, e: { ...said, message: e.message } };
   }
 }
 

@@ -132,19 +132,11 @@ function nameOf(fd: number, st: Stats): string | undefined {
 }
 
 const notRegular = (p: string): Error => Object.assign(new Error(`${p} is not a regular file`), { code: "ENOTREG" });
+/** A write that would land at `target`, not where the call's paths were judged (`path`: where). */
+const changed = (p: string, target: string): Error =>
+  Object.assign(new Error(`${p} would land at ${target}, not where it was judged`), { code: "ECHANGED", path: target });
 const isDirectory = (p: string): Error =>
   Object.assign(new Error(`EISDIR: illegal operation on a directory, ${p}`), { code: "EISDIR" });
-
-/**
- * `FileOps` whose `read` can also name the file it opened (`named`: its real path, `real`, when
- * the kernel can tell it), which saves the caller a `realpath` of its own.
- */
-export interface NamingFileOps extends FileOps {
-  read(
-    path: string,
-    opts?: { position?: number; length?: number; named?: boolean },
-  ): Promise<{ data: Buffer; stat: FileStat; real?: string }>;
-}
 
 /**
  * `plainSmallFiles`: after `sys` opened a regular file of at most `PLAIN_READ_MAX` bytes on a
@@ -154,7 +146,7 @@ export interface NamingFileOps extends FileOps {
  * looked up the inode (and filled a network file system's attribute cache), so `fstat` on the
  * descriptor answers from memory.
  */
-function fileOps(sys: Sys, plainSmallFiles = false): NamingFileOps {
+function fileOps(sys: Sys, plainSmallFiles = false): FileOps {
   /** Up to `length` bytes from `position`, until the end of the file (not its stated size). */
   async function readRange(
     fd: number,
@@ -225,17 +217,44 @@ function fileOps(sys: Sys, plainSmallFiles = false): NamingFileOps {
     throw Object.assign(new Error(`too many levels of symbolic links: ${p}`), { code: "ELOOP" });
   }
 
-  /** A temp file beside the target (never following a link there), then a rename: readers see the old file or the new. */
+  /**
+   * The directory `dir` (a real path) open, when the system can name a descriptor: the temp file
+   * and the rename then go through `/proc/self/fd/N`, into the directory that was checked, even
+   * if a link on its path is flipped after the check. Undefined where it cannot (no /proc).
+   */
+  async function pinDirectory(p: string, dir: string, base: string): Promise<number | undefined> {
+    if (process.platform !== "linux") return undefined;
+    const fd = await sys.open(dir, constants.O_RDONLY | constants.O_DIRECTORY, 0);
+    try {
+      const name = await sys.readlink(`/proc/self/fd/${fd}`);
+      // A link flipped between the real path's walk and this open: not the directory checked.
+      if (name !== dir) throw changed(p, path.join(name, base));
+      return fd;
+    } catch (err) {
+      await sys.close(fd);
+      throw err;
+    }
+  }
+
+  /**
+   * A temp file beside the target (never following a link there), then a rename: readers see the
+   * old file or the new. With `onlyAt`, only where the call's paths were judged (see FileOps).
+   */
   async function write(
     p: string,
     data: Buffer | string,
-    opts: { mode?: number } = {},
+    opts: { mode?: number; onlyAt?: readonly string[] } = {},
   ): Promise<{ path: string; stat: FileStat }> {
     const { target: asked, existing } = await writeTarget(p);
     // The directory resolved once, so the temp file and the rename meet in the same place even
     // while a link on the way is flipped (the kernel still refuses a place outside the roots).
-    const target = path.join(await sys.realpath(path.dirname(asked)), path.basename(asked));
-    const tmp = path.join(path.dirname(target), `.${path.basename(target)}.${randomBytes(6).toString("hex")}.tmp`);
+    const dir = await sys.realpath(path.dirname(asked));
+    const base = path.basename(asked);
+    const target = path.join(dir, base);
+    if (opts.onlyAt !== undefined && !opts.onlyAt.includes(target)) throw changed(p, target);
+    const pinned = opts.onlyAt === undefined ? undefined : await pinDirectory(p, dir, base);
+    const into = pinned === undefined ? dir : `/proc/self/fd/${pinned}`;
+    const tmp = path.join(into, `.${base}.${randomBytes(6).toString("hex")}.tmp`);
     const bytes = typeof data === "string" ? Buffer.from(data) : data;
     try {
       const fd = await sys.open(
@@ -247,7 +266,7 @@ function fileOps(sys: Sys, plainSmallFiles = false): NamingFileOps {
         for (let done = 0; done < bytes.length;) done += await sys.write(fd, bytes, done, bytes.length - done);
         const mode = opts.mode ?? (existing ? existing.mode & 0o7777 : undefined);
         if (mode !== undefined) await sys.fchmod(fd, mode);
-        await sys.rename(tmp, target);
+        await sys.rename(tmp, path.join(into, base));
         // Taken on the descriptor after the rename (which moves the file's ctime): its state now.
         return { path: target, stat: statOf(await sys.fstat(fd)) };
       } finally {
@@ -260,6 +279,8 @@ function fileOps(sys: Sys, plainSmallFiles = false): NamingFileOps {
       // Named by the file asked for, not the temp file beside it.
       if (err instanceof Error) err.message = err.message.split(tmp).join(target);
       throw err;
+    } finally {
+      if (pinned !== undefined) await sys.close(pinned);
     }
   }
 
@@ -287,7 +308,7 @@ function fileOps(sys: Sys, plainSmallFiles = false): NamingFileOps {
  * The operations on this process's own view of the file system: on the I/O pool, so the event
  * loop never waits on a disk, but for a small file on a local disk once it is open.
  */
-export const localFileOps: NamingFileOps = fileOps(asyncSys, true);
+export const localFileOps: FileOps = fileOps(asyncSys, true);
 
 /** The same operations as plain system calls: the resident helper's, a process of its own. */
 export const helperFileOps: FileOps = fileOps(syncSys);

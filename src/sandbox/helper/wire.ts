@@ -1,7 +1,7 @@
 /*
  * The resident helper's protocol: one JSON object per line each way. A request is
  * `{"i": id, "o": op, "a": [args]}`, an answer `{"i": id, "v": value}` or
- * `{"i": id, "e": {"code", "message"}}`; buffers travel as `{"$b64": base64}` so binary
+ * `{"i": id, "e": {"code", "path", "message"}}`; buffers travel as `{"$b64": base64}` so binary
  * contents survive. Many requests may be in flight; answers come in any order.
  */
 
@@ -11,7 +11,7 @@ export interface Request {
   a: unknown[];
 }
 
-export type Answer = { i: number; v: unknown } | { i: number; e: { code?: string; message: string } };
+export type Answer = { i: number; v: unknown } | { i: number; e: { code?: string; path?: string; message: string } };
 
 export function encode(message: Request | Answer): string {
   return JSON.stringify(message, function (this: Record<string, unknown>, key, value: unknown) {
