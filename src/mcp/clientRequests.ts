@@ -1,4 +1,4 @@
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import {
   CreateMessageRequestSchema,
   ElicitRequestSchema,
@@ -62,8 +62,14 @@ export interface ServerRequestHooks {
 /**
  * A client for `server` that answers the server's own requests: elicitation and sampling go
  * to the embedder's callbacks, `roots/list` to its roots, notifications to the connection.
+ * `sdkClient`: the SDK's `Client` class, imported when the first server starts (`connectClient`).
  */
-export function newMcpClient(server: string, callbacks: McpClientCallbacks, hooks: ServerRequestHooks): Client {
+export function newMcpClient(
+  sdkClient: typeof Client,
+  server: string,
+  callbacks: McpClientCallbacks,
+  hooks: ServerRequestHooks,
+): Client {
   const { onElicitation, onSampling, onNotification } = callbacks;
   const capabilities: ClientCapabilities = {
     // Always declared: without a callback the answer is a decline, never -32601.
@@ -71,7 +77,7 @@ export function newMcpClient(server: string, callbacks: McpClientCallbacks, hook
     roots: { listChanged: true },
     ...(onSampling && { sampling: {} }),
   };
-  const client = new Client(CLIENT_INFO, { capabilities });
+  const client = new sdkClient(CLIENT_INFO, { capabilities });
   client.setNotificationHandler(ToolListChangedNotificationSchema, () => hooks.onToolsListChanged());
   if (onNotification) {
     for (const schema of [LoggingMessageNotificationSchema, ResourceUpdatedNotificationSchema]) {

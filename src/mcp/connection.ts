@@ -178,8 +178,8 @@ export class McpConnection {
 
   private async open(signal: AbortSignal, opening: Opening): Promise<ClientSession> {
     const session = await connectClient(this.name, this.config, {
-      newClient: () =>
-        newMcpClient(this.name, this.callbacks, {
+      newClient: (sdkClient) =>
+        newMcpClient(sdkClient, this.name, this.callbacks, {
           onToolsListChanged: () => this.refreshTools(),
           paused: (run) => this.deadlines.paused(run),
         }),

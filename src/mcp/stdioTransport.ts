@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import type { Writable } from "node:stream";
-import { getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage, RequestId } from "@modelcontextprotocol/sdk/types.js";
@@ -62,6 +61,8 @@ export class ProcessGroupStdioTransport implements Transport {
   private queuedSettle: { resolve: () => void; reject: (err: Error) => void } | undefined;
   /** Ends the group's tracking for the host's exit; set while the group may be alive. */
   private untrack: (() => void) | undefined;
+  /** `close()` was called: a start still importing the SDK's module then launches nothing. */
+  private closing = false;
 
   constructor(private readonly launch: StdioLaunch) {
     this.reader = new ReplyReader(launch.maxReplyBytes);
@@ -79,7 +80,11 @@ export class ProcessGroupStdioTransport implements Transport {
     return `process exited with ${how}${tail ? `; stderr: ${tail.slice(-500)}` : ""}`;
   }
 
-  start(): Promise<void> {
+  async start(): Promise<void> {
+    if (this.child) throw new Error("ProcessGroupStdioTransport already started");
+    // The SDK's stdio module (the safe base environment) is imported with the first server, not with the library.
+    const { getDefaultEnvironment } = await import("@modelcontextprotocol/sdk/client/stdio.js");
+    if (this.closing) throw new Error("MCP server closed before it started");
     if (this.child) throw new Error("ProcessGroupStdioTransport already started");
     return new Promise((resolve, reject) => {
       const child = spawn(this.launch.command, this.launch.args ?? [], {
@@ -229,6 +234,7 @@ export class ProcessGroupStdioTransport implements Transport {
    * once the group is gone and the close reported (`onclose`).
    */
   async close(): Promise<void> {
+    this.closing = true;
     const { child, exited } = this;
     if (!child || child.pid === undefined || !exited) return;
     try {

@@ -1,6 +1,4 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { FetchLike, Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { Logger } from "pino";
 import { errorMessage, isRecord } from "../util/index.js";
@@ -14,8 +12,11 @@ export interface ClientSession {
 }
 
 export interface ConnectOptions {
-  /** A fresh client carrying the caller's notification handlers (one per transport tried). */
-  newClient(): Client;
+  /**
+   * A fresh client carrying the caller's notification handlers (one per transport tried), of
+   * the SDK's `Client` class given.
+   */
+  newClient(sdkClient: typeof Client): Client;
   signal: AbortSignal;
   /** Sees each session before it connects, so the caller can close one still connecting. */
   onSession(session: ClientSession): void;
@@ -27,6 +28,8 @@ export interface ConnectOptions {
 /**
  * Connects a new client to the server `config` describes: stdio for a `command`, otherwise
  * Streamable HTTP, falling back to SSE when the server refuses it as legacy servers do.
+ * The SDK's client modules are imported here, when the first server starts, rather than with
+ * the library: `import("toolcall-runtime")` does not pay for them.
  */
 export async function connectClient(
   server: string,
@@ -34,8 +37,9 @@ export async function connectClient(
   opts: ConnectOptions,
 ): Promise<ClientSession> {
   const { signal } = opts;
+  const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
   if (config.command !== undefined) {
-    const stdio = sessionOver(new ProcessGroupStdioTransport(stdioLaunch(config.command, config)), opts);
+    const stdio = sessionOver(new ProcessGroupStdioTransport(stdioLaunch(config.command, config)), Client, opts);
     try {
       await stdio.client.connect(stdio.transport, { signal });
     } catch (err) {
@@ -47,7 +51,8 @@ export async function connectClient(
   }
   const url = new URL(config.url as string);
   const http = { requestInit: { headers: httpHeaders(config) }, ...(opts.fetch && { fetch: opts.fetch }) };
-  const streamable = sessionOver(new StreamableHTTPClientTransport(url, http), opts);
+  const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js");
+  const streamable = sessionOver(new StreamableHTTPClientTransport(url, http), Client, opts);
   try {
     await streamable.client.connect(streamable.transport, { signal });
     return streamable;
@@ -56,13 +61,14 @@ export async function connectClient(
     await streamable.client.close().catch(() => undefined);
     opts.logger.info({ server }, "MCP server refused Streamable HTTP; falling back to SSE");
   }
-  const sse = sessionOver(new SSEClientTransport(url, http), opts);
+  const { SSEClientTransport } = await import("@modelcontextprotocol/sdk/client/sse.js");
+  const sse = sessionOver(new SSEClientTransport(url, http), Client, opts);
   await sse.client.connect(sse.transport, { signal });
   return sse;
 }
 
-function sessionOver(transport: Transport, opts: ConnectOptions): ClientSession {
-  const session = { client: opts.newClient(), transport };
+function sessionOver(transport: Transport, sdkClient: typeof Client, opts: ConnectOptions): ClientSession {
+  const session = { client: opts.newClient(sdkClient), transport };
   opts.onSession(session);
   return session;
 }

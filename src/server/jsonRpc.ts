@@ -38,6 +38,14 @@ export class FollowedBy {
   ) {}
 }
 
+/**
+ * A value already serialized (its JSON text), sent as it is: what the sidecar wrote once is
+ * not serialized again (an output streamed and then drained).
+ */
+export class JsonText {
+  constructor(readonly text: string) {}
+}
+
 export interface JsonRpcPeerOptions {
   /**
    * Answers one request or notification; throw `JsonRpcError` (or reject with it) for an error
@@ -114,7 +122,7 @@ export class JsonRpcPeer {
     this.pending.delete(id);
   }
 
-  notify(method: string, params: Record<string, unknown>): void {
+  notify(method: string, params: Record<string, unknown> | JsonText): void {
     this.send(`{"jsonrpc":"2.0","method":${JSON.stringify(method)},"params":`, params, null);
   }
 
@@ -233,14 +241,14 @@ export class JsonRpcPeer {
 
   /**
    * One message: its envelope's text up to the last member (`head`, ending in `"key":`), then
-   * `value` serialized (null when undefined) and the closing brace; the envelope is never
-   * built as an object. A value that cannot be serialized (a handler's BigInt) is answered
+   * `value` serialized (null when undefined; a `JsonText` as it is) and the closing brace; the
+   * envelope is never built as an object. A value that cannot be serialized (a handler's BigInt) is answered
    * with what went wrong.
    */
   private send(head: string, value: unknown, id: JsonRpcId | null): void {
     let text: string;
     try {
-      text = `${head}${JSON.stringify(value) ?? "null"}}`;
+      text = `${head}${value instanceof JsonText ? value.text : (JSON.stringify(value) ?? "null")}}`;
     } catch (err) {
       text = errorReply(id, new JsonRpcError(JsonRpcErrorCode.InternalError, `Internal error: ${errorMessage(err)}`));
     }

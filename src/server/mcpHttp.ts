@@ -2,7 +2,7 @@ import { randomUUID, timingSafeEqual } from "node:crypto";
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Logger } from "pino";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import type { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { defaultLogger } from "../turn/index.js";
 import { errorMessage, PACKAGE_VERSION } from "../util/index.js";
 import { createMcpServer, type McpToolService } from "./mcpServer.js";
@@ -85,6 +85,8 @@ interface HttpSession {
  */
 export async function serveMcpHttp(service: McpToolService, opts: McpHttpOptions): Promise<McpHttpServer> {
   checkOptions(opts);
+  // Imported here, not with the library: only an HTTP server needs it (see docs/ARCHITECTURE.md, lazy SDK).
+  const { StreamableHTTPServerTransport } = await import("@modelcontextprotocol/sdk/server/streamableHttp.js");
   const sessions = new Map<string, HttpSession>();
   let allowedHosts: string[] = [];
 

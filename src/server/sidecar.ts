@@ -248,7 +248,7 @@ export class SidecarServer {
 
   /** A turn's own gate, listener and outcome stream over the session's turn. */
   private newTurn(session: SidecarSession, id: string, journal: FileJournal | undefined) {
-    const turn = new SidecarTurn(id);
+    const turn = new SidecarTurn(id, this.delivery.drainsStreamed);
     const base = session.turn;
     // Its own gate and listener; everything else (cwd, policy, environment) is the session's.
     const context: TurnContext = {
@@ -304,8 +304,8 @@ export class SidecarServer {
   /** Streams the outputs whose every earlier call's went out. */
   private flush(turn: SidecarTurn): void {
     if (!this.delivery.streams) return;
-    turn.flush((callId, item) => {
-      this.peer.notify("turn/output", { turnId: turn.id, callId, item });
+    turn.flush((params) => {
+      this.peer.notify("turn/output", params);
     });
   }
 
@@ -317,7 +317,7 @@ export class SidecarServer {
       const outputs = await turn.runtime.drain();
       this.flush(turn);
       await turn.runtime.endTurn();
-      return this.delivery.reply(outputs, (items) => turn.inFormats(items));
+      return this.delivery.reply(outputs, (items) => turn.inFormatsText(items));
     } catch (err) {
       if (!(err instanceof FatalToolCallError)) throw err;
       this.flush(turn);

@@ -1,5 +1,5 @@
 import { outputCallId, type ResponseInputItem } from "../protocol/index.js";
-import { badParam } from "./jsonRpc.js";
+import { badParam, JsonText } from "./jsonRpc.js";
 
 /**
  * How a sidecar session hands each output over (`initialize { outputs }`): `"stream"` sends
@@ -27,11 +27,21 @@ export class OutputDelivery {
     return this.mode !== "drain";
   }
 
-  /** `turn/drain`'s answer: the call ids when every output was streamed, else the outputs in the calls' formats. */
+  /** Whether `turn/drain` answers the outputs again after streaming them (so they are worth keeping as sent). */
+  get drainsStreamed(): boolean {
+    return this.mode === "both";
+  }
+
+  /**
+   * `turn/drain`'s answer: the call ids when every output was streamed, else the outputs in the
+   * calls' formats (`inFormatsText`: their JSON array's text).
+   */
   reply(
     items: ResponseInputItem[],
-    inFormats: (items: ResponseInputItem[]) => unknown[],
-  ): { outputs: unknown[] } | { callIds: string[] } {
-    return this.mode === "stream" ? { callIds: items.map(outputCallId) } : { outputs: inFormats(items) };
+    inFormatsText: (items: ResponseInputItem[]) => string,
+  ): { callIds: string[] } | JsonText {
+    return this.mode === "stream"
+      ? { callIds: items.map(outputCallId) }
+      : new JsonText(`{"outputs":${inFormatsText(items)}}`);
   }
 }

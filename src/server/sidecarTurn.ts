@@ -1,8 +1,14 @@
 import type { WireFormat } from "../adapters/index.js";
 import { outputCallId, type ResponseInputItem } from "../protocol/index.js";
 import type { ToolCallOutcome, ToolCallRuntime } from "../runtime/index.js";
-import type { JsonRpcId } from "./jsonRpc.js";
+import { JsonText, type JsonRpcId } from "./jsonRpc.js";
 import { outputInFormat } from "./sidecarFormat.js";
+
+/** An output as it was streamed: the item and its JSON text in the drain's list (see `SidecarTurn.kept`). */
+interface Streamed {
+  item: ResponseInputItem;
+  text: string;
+}
 
 /**
  * One sidecar turn: its runtime and the outputs not yet streamed. Outputs go out in call order,
@@ -23,8 +29,22 @@ export class SidecarTurn {
   /** Each call's format, for its output (Responses when absent). */
   readonly formats = new Map<string, WireFormat>();
   runtime!: ToolCallRuntime;
+  /**
+   * With outputs streamed and then drained (the default), each streamed output's text, so the
+   * drain's answer reuses it instead of formatting and serializing every output a second time.
+   */
+  private readonly kept: Map<string, Streamed> | undefined;
+  /** `{"turnId":...,"callId":` once per turn: the head of every `turn/output`'s params. */
+  private readonly paramsHead: string;
 
-  constructor(readonly id: string) {}
+  /** `keep`: the drain answers the streamed outputs again (see `kept`). */
+  constructor(
+    readonly id: string,
+    keep = false,
+  ) {
+    this.kept = keep ? new Map() : undefined;
+    this.paramsHead = `{"turnId":${JSON.stringify(id)},"callId":`;
+  }
 
   /** Calls accepted in this order; those already known are not waited for again. False: none new. */
   add(callIds: string | readonly string[]): boolean {
@@ -52,14 +72,24 @@ export class SidecarTurn {
     this.settled.set(outcome.callId, outcome);
   }
 
-  /** Sends the outputs whose every earlier call's went out, in call order (not those the client has). */
-  flush(send: (callId: string, item: unknown) => void): void {
+  /**
+   * Sends the outputs whose every earlier call's went out, in call order (not those the client
+   * has): each `turn/output`'s params as JSON text, serialized once.
+   */
+  flush(send: (params: JsonText) => void): void {
     for (let id = this.order[this.next]; id !== undefined; id = this.order[this.next]) {
       const outcome = this.settled.get(id);
       if (!outcome) return;
       this.settled.delete(id);
       this.next++;
-      if (!this.received.has(id)) send(id, outputInFormat(outcome, this.formats.get(id)));
+      if (this.received.has(id)) continue;
+      const format = this.formats.get(id);
+      const value = outputInFormat(outcome, format);
+      // A Chat output with images is two messages: streamed as a list, drained as two entries.
+      const list = format === "chat" && Array.isArray(value);
+      const text = list ? value.map((v) => JSON.stringify(v)).join(",") : JSON.stringify(value);
+      this.kept?.set(id, { item: outcome.item, text });
+      send(new JsonText(`${this.paramsHead}${JSON.stringify(id)},"item":${list ? `[${text}]` : text}}`));
     }
   }
 
@@ -76,5 +106,19 @@ export class SidecarTurn {
       const value = outputInFormat(o, format);
       return format === "chat" && Array.isArray(value) ? (value as unknown[]) : [value];
     });
+  }
+
+  /** `inFormats` as a JSON array's text: an output streamed as it is drained is not serialized again. */
+  inFormatsText(outputs: readonly ResponseInputItem[]): string {
+    const kept = this.kept;
+    if (!kept) return JSON.stringify(this.inFormats(outputs));
+    const parts = outputs.map((o) => {
+      const sent = kept.get(outputCallId(o));
+      if (sent?.item === o) return sent.text;
+      return this.inFormats([o])
+        .map((v) => JSON.stringify(v))
+        .join(",");
+    });
+    return `[${parts.join(",")}]`;
   }
 }

@@ -89,3 +89,14 @@ describe("ProcessGroupStdioTransport writes", () => {
     await expect(result).rejects.toThrow(/BigInt/);
   });
 });
+
+describe("ProcessGroupStdioTransport start and close", () => {
+  it("closed while it imports the SDK's stdio module, it launches nothing and says so", async () => {
+    const t = new ProcessGroupStdioTransport({ command: process.execPath, args: ["-e", ECHO_SERVER] });
+    transport = t;
+    const start = t.start();
+    await t.close();
+    await expect(start).rejects.toThrow("MCP server closed before it started");
+    expect(t.pid).toBeUndefined();
+  });
+});
