@@ -58,7 +58,7 @@ export class ToolCallRuntime<Ctx = unknown> {
     // Dispatch and the policy stage report to the journal through the turn they are given.
     this.reports = new CallReports(this.log ? { ...turn, callJournal: this.log } : turn, opts.onOutcome);
     this.turn = this.reports.turn;
-    this.acceptance = new Acceptance(router, this.turn);
+    this.acceptance = new Acceptance(router, this.turn, () => this.answers.drain.undrained);
     this.answers = new Answers(this.turn, this.reports, this.log, this.acceptance, router.ledger);
     this.scheduler = new CallScheduler(
       this.turn,
@@ -102,7 +102,7 @@ export class ToolCallRuntime<Ctx = unknown> {
       const { callId, toolName } = accepted.call;
       if (!journaled) this.log?.accepted(callId, toolName, item, !accepted.exclusive);
       const record = this.scheduler.start(accepted, submittedAt);
-      this.acceptance.remember(record);
+      this.acceptance.placed(record);
       this.answers.drain.track(record);
       return { accepted: true, callId };
     }
@@ -116,7 +116,7 @@ export class ToolCallRuntime<Ctx = unknown> {
     const { callId, failure, reason } = accepted;
     if (!journaled) this.log?.accepted(callId, failure.toolName, item, false);
     const record = new CallRecord<Ctx>(callId, failure.toolName, failure.payloadKind, undefined, submittedAt);
-    this.acceptance.remember(record);
+    this.acceptance.placed(record);
     this.reports.accepted(callId, failure.toolName, failure.payloadKind, true);
     this.answers.drain.track(record);
     if (this.aborted) this.answers.aborted(record);
