@@ -25,7 +25,7 @@ const BYTES_PER_TOKEN = 4;
 const COUNTED_HERE = 64;
 
 /** UTF-8 bytes of `text`, as `Buffer.byteLength` counts them (a lone surrogate is U+FFFD, 3 bytes). */
-export function utf8Bytes(text: string): number {
+function utf8Bytes(text: string): number {
   const n = text.length;
   if (n > COUNTED_HERE) return Buffer.byteLength(text);
   let bytes = n;

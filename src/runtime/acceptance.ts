@@ -1,5 +1,11 @@
 import { PreparedCall } from "../dispatch/index.js";
-import { texts, type FunctionCallError, type ResponseItem, type ToolPayload, type UnknownItem } from "../protocol/index.js";
+import {
+  texts,
+  type FunctionCallError,
+  type ResponseItem,
+  type ToolPayload,
+  type UnknownItem,
+} from "../protocol/index.js";
 import type { ToolCallFailure, ToolRouter } from "../router/index.js";
 import { emitEvent, type TurnContext } from "../turn/index.js";
 import { errorText } from "../util/index.js";
