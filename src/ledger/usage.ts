@@ -18,6 +18,7 @@ export interface ToolUsage {
   tokens: number;
 }
 
+/** A power of two: the ring index is a mask. */
 const SAMPLES = 1024;
 const BYTES_PER_TOKEN = 4;
 
@@ -74,7 +75,7 @@ export class ToolStats {
 
   handler(ms: number): void {
     this.handlerTotal += ms;
-    this.samples[this.sampled++ % SAMPLES] = ms;
+    this.samples[this.sampled++ & (SAMPLES - 1)] = ms;
   }
 
   usage(): ToolUsage {
