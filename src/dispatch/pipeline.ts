@@ -70,8 +70,10 @@ function check<Ctx>(
     }
     risk = turn.permissions?.riskField === true ? takeRisk(call) : undefined;
     invocation = new Invocation(p, turn, host.context, callArguments(p, tool.validate, turn));
-    // Quotas and loops: before the policy stage asks anyone.
-    refusal = p.scope.ledger.admit(call, invocation.args, turn, host.turnId ?? turn, p.repairs !== undefined);
+    // Quotas and loops: before the policy stage asks anyone (a repair is counted there too).
+    const { ledger } = p.scope;
+    const repaired = p.repairs !== undefined;
+    if (repaired || ledger.admits) refusal = ledger.admit(call, invocation.args, turn, host.turnId ?? turn, repaired);
     if (refusal === undefined && tool.handler.isMutating) mutating = tool.handler.isMutating(invocation);
     // Nothing to wait for before the handler (no policy, classified at once, the gate open for a
     // mutating call): no promise before the handler's own.

@@ -49,6 +49,8 @@ export class SessionLedger {
   private readonly quotas: Quotas;
   private readonly loops: LoopDetector;
   private readonly tools = new Map<string, ToolStats>();
+  /** Loop detection or a quota is on: without either, a call with plain arguments need not be admitted. */
+  readonly admits: boolean;
   /** The tool `stats` found last, and its stats. */
   private lastTool: string | undefined;
   private lastStats: ToolStats | undefined;
@@ -60,6 +62,7 @@ export class SessionLedger {
     }
     this.quotas = new Quotas(opts.quotas);
     this.loops = new LoopDetector(limit);
+    this.admits = this.loops.on || this.quotas.any;
   }
 
   /**

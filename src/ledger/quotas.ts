@@ -81,6 +81,11 @@ export class Quotas {
     });
   }
 
+  /** Some quota is configured: without one, `admit` has nothing to count. */
+  get any(): boolean {
+    return this.rules.length > 0;
+  }
+
   /** The refusal text when the call is past a quota; otherwise the call is counted and undefined. */
   admit(toolName: string, turn: TurnKey): string | undefined {
     if (this.rules.length === 0) return undefined;

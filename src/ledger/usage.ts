@@ -18,17 +18,39 @@ export interface ToolUsage {
   tokens: number;
 }
 
+/** A power of two: the ring index is a mask. */
 const SAMPLES = 1024;
 const BYTES_PER_TOKEN = 4;
+
+/** Longest text counted here; a longer one goes to `Buffer.byteLength` (whose call costs more than a short loop). */
+const COUNTED_HERE = 64;
+
+/** UTF-8 bytes of `text`, as `Buffer.byteLength` counts them (a lone surrogate is U+FFFD, 3 bytes). */
+function utf8Bytes(text: string): number {
+  const n = text.length;
+  if (n > COUNTED_HERE) return Buffer.byteLength(text);
+  let bytes = n;
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80) continue;
+    if (c < 0x800) bytes += 1;
+    else if (c >= 0xd800 && c < 0xdc00 && i + 1 < n && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      // A surrogate pair: two units, four bytes.
+      bytes += 2;
+      i++;
+    } else bytes += 2;
+  }
+  return bytes;
+}
 
 /** The output's UTF-8 bytes: its text, its content items' text and image URLs, a shell call's stdout and stderr. */
 export function outputBytes(item: ResponseInputItem): number {
   const output = item.output;
-  if (typeof output === "string") return Buffer.byteLength(output);
+  if (typeof output === "string") return utf8Bytes(output);
   let bytes = 0;
   for (const part of output as ReadonlyArray<ContentItem | ShellCommandOutput>) {
-    if ("stdout" in part) bytes += Buffer.byteLength(part.stdout) + Buffer.byteLength(part.stderr);
-    else if (part.type === "input_text") bytes += Buffer.byteLength(part.text);
+    if ("stdout" in part) bytes += utf8Bytes(part.stdout) + utf8Bytes(part.stderr);
+    else if (part.type === "input_text") bytes += utf8Bytes(part.text);
     else bytes += part.image_url.length;
   }
   return bytes;
@@ -53,7 +75,7 @@ export class ToolStats {
 
   handler(ms: number): void {
     this.handlerTotal += ms;
-    this.samples[this.sampled++ % SAMPLES] = ms;
+    this.samples[this.sampled++ & (SAMPLES - 1)] = ms;
   }
 
   usage(): ToolUsage {

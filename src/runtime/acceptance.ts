@@ -2,8 +2,6 @@ import { PreparedCall } from "../dispatch/index.js";
 import {
   texts,
   type FunctionCallError,
-  type PayloadKind,
-  type ResponseInputItem,
   type ResponseItem,
   type ToolPayload,
   type UnknownItem,
@@ -11,47 +9,11 @@ import {
 import type { ToolCallFailure, ToolRouter } from "../router/index.js";
 import { emitEvent, type TurnContext } from "../turn/index.js";
 import { errorText } from "../util/index.js";
-import type { CallRecord, ToolCallOutcome } from "./callRecord.js";
+import type { CallRecord } from "./callRecord.js";
+import { DrainedCall, DrainedCalls } from "./drainedCalls.js";
 import type { SubmitResult } from "./options.js";
 
 const NOT_A_CALL: SubmitResult = Object.freeze({ accepted: false });
-
-/**
- * A call a drain has taken, as the runtime keeps it for the rest of the turn: what a repeated
- * call id is compared with and answered from, and no more. A long turn keeps one per call, so
- * its record, prepared call and timing go (kept whole, they made sequential submit + drain
- * spend a third of its time collecting garbage).
- */
-export class DrainedCall {
-  readonly item: ResponseInputItem;
-  readonly success: boolean;
-  readonly aborted: boolean;
-  /**
-   * What a repeated call is compared with: a function call's argument text (its payload object
-   * is not kept: one object fewer to survive per call of a long turn), else the payload.
-   */
-  private readonly compared: string | ToolPayload;
-
-  constructor(
-    readonly callId: string,
-    readonly toolName: string,
-    readonly payloadKind: PayloadKind,
-    payload: ToolPayload,
-    outcome: ToolCallOutcome,
-  ) {
-    this.item = outcome.item;
-    this.success = outcome.success;
-    this.aborted = outcome.aborted;
-    this.compared = payload.kind === "function" ? payload.arguments : payload;
-  }
-
-  /** The same payload as this call's (compared as JSON). */
-  samePayload(payload: ToolPayload): boolean {
-    const compared = this.compared;
-    if (typeof compared === "string") return payload.kind === "function" && payload.arguments === compared;
-    return JSON.stringify(compared) === JSON.stringify(payload);
-  }
-}
 
 /** A call id seen before with the same call: answered with the first call's output. */
 export interface Repeated<Ctx> {
@@ -71,12 +33,21 @@ export interface AcceptedFailure {
  * `tool_call_rejected` event, no output).
  */
 export class Acceptance<Ctx> {
-  /** Every accepted call by id (`remember`): a repeated id is replayed or rejected against the first. */
-  private readonly calls = new Map<string, CallRecord<Ctx> | DrainedCall>();
+  /** Every accepted call id, in acceptance order: one hash operation per call. */
+  private readonly ids = new Set<string>();
+  /** What a repeated id is compared with and answered from, of each call a drain took. */
+  private readonly drainedCalls = new DrainedCalls();
+  /**
+   * Call id -> its first call (a record not drained yet, or its position in `drainedCalls`): built
+   * when an id first comes again (most turns never repeat one), kept up to date from then on.
+   */
+  private firsts: Map<string, CallRecord<Ctx> | number> | undefined;
 
   constructor(
     private readonly router: ToolRouter<Ctx>,
     private readonly turn: TurnContext,
+    /** The accepted calls no drain has taken yet, in acceptance order. */
+    private readonly undrained: () => readonly CallRecord<Ctx>[],
   ) {}
 
   /** The call to start, a failure to answer, or what `submit` returns without an answer. */
@@ -85,36 +56,43 @@ export class Acceptance<Ctx> {
     if (prepared === null) return NOT_A_CALL;
     if (prepared instanceof PreparedCall) {
       const { callId, toolName } = prepared.call;
-      const first = this.calls.get(callId);
-      if (first === undefined) return prepared;
-      return sameCall(first, toolName, prepared.call.payload)
+      if (this.isNew(callId)) return prepared;
+      const first = this.first(callId);
+      return first !== undefined && sameCall(first, toolName, prepared.call.payload)
         ? { first }
         : this.reject(item, callId, toolName, texts.duplicateCallId(callId));
     }
     const { callId, toolName, error } = prepared;
     if (callId === undefined) return this.reject(item, "", toolName, messageOf(error));
-    if (this.calls.has(callId)) return this.reject(item, callId, toolName, texts.duplicateCallId(callId));
+    if (!this.isNew(callId)) return this.reject(item, callId, toolName, texts.duplicateCallId(callId));
     return { callId, failure: prepared, reason: messageOf(error) };
   }
 
-  /** An accepted call, by its id. */
+  /** The record of a call `accept` accepted (its id is known already). */
+  placed(record: CallRecord<Ctx>): void {
+    this.firsts?.set(record.callId, record);
+  }
+
+  /** An accepted call that did not come through `accept` (a resumed turn's answered call), by its id. */
   remember(record: CallRecord<Ctx>): void {
-    this.calls.set(record.callId, record);
+    if (this.isNew(record.callId)) this.placed(record);
   }
 
   /** A drain took `record`: from now on the call is kept small. */
   drained(record: CallRecord<Ctx>): void {
     const { prepared, result } = record;
     // A drained call with a prepared call is the one its id was accepted with (a replay's copy
-    // has none); an item that could not become a call stays as it is (no later call is the same).
+    // has none); an item that could not become a call is no longer looked for (a repeated id
+    // that finds nothing is refused, as one finding it would be).
     if (prepared === undefined || result === undefined) return;
-    const { callId, toolName, payloadKind } = record;
-    this.calls.set(callId, new DrainedCall(callId, toolName, payloadKind, prepared.call.payload, result));
+    const at = this.drainedCalls.add(prepared.call.payload, result);
+    const firsts = this.firsts;
+    if (firsts !== undefined && firsts.get(record.callId) === record) firsts.set(record.callId, at);
   }
 
   /** Every accepted call's id, in acceptance order. */
   callIds(): string[] {
-    return [...this.calls.keys()];
+    return [...this.ids];
   }
 
   /** An item that could not even be read (a proxy whose traps throw): nothing is accepted. */
@@ -123,6 +101,28 @@ export class Acceptance<Ctx> {
     this.turn.logger.warn({ reason }, "tool call rejected");
     emitEvent(this.turn, { type: "tool_call_rejected", callId: "", toolName: "", reason });
     return { accepted: false, reason };
+  }
+
+  /** Adds the id; false when it was accepted before. */
+  private isNew(callId: string): boolean {
+    const known = this.ids.size;
+    return this.ids.add(callId).size !== known;
+  }
+
+  /** The first call accepted with this id, if it can still be found. */
+  private first(callId: string): CallRecord<Ctx> | DrainedCall | undefined {
+    const firsts = (this.firsts ??= this.indexFirsts());
+    const first = firsts.get(callId);
+    return typeof first === "number" ? this.drainedCalls.at(first) : first;
+  }
+
+  private indexFirsts(): Map<string, CallRecord<Ctx> | number> {
+    const firsts = new Map<string, CallRecord<Ctx> | number>();
+    const drained = this.drainedCalls;
+    for (let at = 0; at < drained.length; at++) if (!firsts.has(drained.idAt(at))) firsts.set(drained.idAt(at), at);
+    // A replay's copy comes after its first: the first is kept.
+    for (const record of this.undrained()) if (!firsts.has(record.callId)) firsts.set(record.callId, record);
+    return firsts;
   }
 
   private reject(item: ResponseItem | UnknownItem, callId: string, toolName: string, reason: string): SubmitResult {

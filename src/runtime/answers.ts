@@ -2,9 +2,10 @@ import { outputTokens, type SessionLedger } from "../ledger/index.js";
 import { FunctionCallError, responseItemFor, texts, type ResponseInputItem } from "../protocol/index.js";
 import { emitEvent, truncateBody, type TurnContext } from "../turn/index.js";
 import { errorText, now } from "../util/index.js";
-import { DrainedCall, type Acceptance } from "./acceptance.js";
+import type { Acceptance } from "./acceptance.js";
 import { CallRecord, type ToolCallOutcome } from "./callRecord.js";
 import { Drain } from "./drain.js";
+import { DrainedCall } from "./drainedCalls.js";
 import type { CallReports } from "./reports.js";
 import type { TurnLog } from "./turnLog.js";
 

@@ -26,6 +26,11 @@ export class Drain<Ctx> {
   private resolveDrain: ((outcomes: ToolCallOutcome[]) => void) | undefined;
   private rejectDrain: ((err: unknown) => void) | undefined;
 
+  /** The calls accepted since the last drain, in acceptance order. */
+  get undrained(): readonly CallRecord<Ctx>[] {
+    return this.pending;
+  }
+
   /** `acceptance` hears of every call a drain takes. */
   constructor(private readonly acceptance: Pick<Acceptance<Ctx>, "drained">) {}
 

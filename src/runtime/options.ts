@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import { texts } from "../protocol/index.js";
 import { errorText } from "../util/index.js";
 import type { ToolCallOutcome } from "./callRecord.js";
@@ -55,9 +54,10 @@ export function runtimeLimits<Ctx>(opts: ToolCallRuntimeOptions<Ctx>): RuntimeLi
   };
 }
 
-/** The runtime's turn id: the caller's, checked, or a new UUID. */
-export function turnIdOf<Ctx>(opts: ToolCallRuntimeOptions<Ctx>): string {
-  const id = opts.turnId ?? randomUUID();
+/** The turn id the options give (checked), or undefined: the runtime makes one when first asked. */
+export function givenTurnId<Ctx>(opts: ToolCallRuntimeOptions<Ctx>): string | undefined {
+  const id = opts.turnId;
+  if (id === undefined) return undefined;
   if (typeof id !== "string" || id === "")
     throw new TypeError(`turnId must be a non-empty string, got ${JSON.stringify(id)}`);
   return id;

@@ -1,5 +1,5 @@
 import type { PayloadKind } from "../protocol/index.js";
-import { emitEvent, type TurnContext } from "../turn/index.js";
+import { debugEnabled, emitEvent, type TurnContext } from "../turn/index.js";
 import { errorText } from "../util/index.js";
 import type { ToolCallOutcome } from "./callRecord.js";
 import { CallTracing } from "./tracing.js";
@@ -52,7 +52,7 @@ export class CallReports {
     }
     const { callId, toolName, success, aborted, timing } = outcome;
     // No object per call for a level that is off (serve-mcp's logger is at error).
-    if (turn.logger.isLevelEnabled("debug")) {
+    if (debugEnabled(turn.logger)) {
       turn.logger.debug({ callId, toolName, success, aborted, timing }, "tool call finished");
     }
     // The event object is built only when someone listens.

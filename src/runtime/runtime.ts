@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { PreparedCall } from "../dispatch/index.js";
 import { respondToApproval, respondToUserInput } from "../policy/index.js";
 import {
@@ -19,7 +20,7 @@ import { now } from "../util/index.js";
 import { Acceptance } from "./acceptance.js";
 import { Answers } from "./answers.js";
 import { CallRecord, type ToolCallOutcome } from "./callRecord.js";
-import { abortReason, runtimeLimits, turnIdOf, type SubmitResult, type ToolCallRuntimeOptions } from "./options.js";
+import { abortReason, givenTurnId, runtimeLimits, type SubmitResult, type ToolCallRuntimeOptions } from "./options.js";
 import { CallReports } from "./reports.js";
 import { loadTurn, ranBefore, restore } from "./resume.js";
 import { CallScheduler } from "./scheduler.js";
@@ -42,8 +43,8 @@ export class ToolCallRuntime<Ctx = unknown> {
   private readonly reports: CallReports;
   private readonly answers: Answers<Ctx>;
   private readonly turn: TurnContext;
-  /** The turn's id in its journal; every runtime has one. */
-  readonly turnId: string;
+  /** The turn id the options gave, else the one made when first read. */
+  private id: string | undefined;
   /** The journal's side of this runtime, when the turn has a journal (DESIGN section 17). */
   private readonly log: TurnLog | undefined;
 
@@ -52,13 +53,13 @@ export class ToolCallRuntime<Ctx = unknown> {
     turn: TurnContext,
     opts: ToolCallRuntimeOptions<Ctx> = {},
   ) {
-    this.turnId = turnIdOf(opts);
+    this.id = givenTurnId(opts);
     const journal = turn.journal;
     this.log = journal && new TurnLog(journal, this.turnId, turn.logger, (tool) => router.toolIsIdempotent(tool));
     // Dispatch and the policy stage report to the journal through the turn they are given.
     this.reports = new CallReports(this.log ? { ...turn, callJournal: this.log } : turn, opts.onOutcome);
     this.turn = this.reports.turn;
-    this.acceptance = new Acceptance(router, this.turn);
+    this.acceptance = new Acceptance(router, this.turn, () => this.answers.drain.undrained);
     this.answers = new Answers(this.turn, this.reports, this.log, this.acceptance, router.ledger);
     this.scheduler = new CallScheduler(
       this.turn,
@@ -79,6 +80,11 @@ export class ToolCallRuntime<Ctx = unknown> {
         },
         { once: true },
       );
+  }
+
+  /** The turn's id in its journal; every runtime has one (a UUID made when first read, unless given). */
+  get turnId(): string {
+    return (this.id ??= randomUUID());
   }
 
   get aborted(): boolean {
@@ -102,7 +108,7 @@ export class ToolCallRuntime<Ctx = unknown> {
       const { callId, toolName } = accepted.call;
       if (!journaled) this.log?.accepted(callId, toolName, item, !accepted.exclusive);
       const record = this.scheduler.start(accepted, submittedAt);
-      this.acceptance.remember(record);
+      this.acceptance.placed(record);
       this.answers.drain.track(record);
       return { accepted: true, callId };
     }
@@ -116,7 +122,7 @@ export class ToolCallRuntime<Ctx = unknown> {
     const { callId, failure, reason } = accepted;
     if (!journaled) this.log?.accepted(callId, failure.toolName, item, false);
     const record = new CallRecord<Ctx>(callId, failure.toolName, failure.payloadKind, undefined, submittedAt);
-    this.acceptance.remember(record);
+    this.acceptance.placed(record);
     this.reports.accepted(callId, failure.toolName, failure.payloadKind, true);
     this.answers.drain.track(record);
     if (this.aborted) this.answers.aborted(record);

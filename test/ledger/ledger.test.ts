@@ -12,6 +12,7 @@ import {
 import { SessionLedger } from "../../src/ledger/index.js";
 import { LoopDetector, sameJson } from "../../src/ledger/loops.js";
 import { Quotas } from "../../src/ledger/quotas.js";
+import { outputBytes } from "../../src/ledger/usage.js";
 
 const call = (callId: string, name: string, args: unknown = {}) => ({
   type: "function_call",
@@ -225,5 +226,30 @@ describe("usage per tool (DESIGN section 18)", () => {
     ]);
     expect(s.ran).toEqual(["d1", "d2"]);
     expect(s.router.usage()["poll"]).toMatchObject({ calls: 3, denials: 1, failures: 0, bytes: 8 + 86 });
+  });
+});
+
+describe("output size", () => {
+  it("counts UTF-8 bytes as Buffer.byteLength does: short and long, 2-, 3- and 4-byte characters, lone surrogates", () => {
+    const samples = [
+      "",
+      "ok",
+      "é",
+      "€uro",
+      "😀",
+      "a😀b",
+      "\ud800",
+      "x\udc00y",
+      "\ud83d",
+      "é".repeat(40),
+      "😀".repeat(40),
+    ];
+    for (const output of samples) {
+      expect(outputBytes({ type: "function_call_output", call_id: "c", output }), JSON.stringify(output)).toBe(
+        Buffer.byteLength(output),
+      );
+    }
+    const parts = [{ type: "input_text" as const, text: "h€llo" }];
+    expect(outputBytes({ type: "function_call_output", call_id: "c", output: parts })).toBe(7);
   });
 });

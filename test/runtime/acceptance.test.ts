@@ -96,6 +96,24 @@ describe("accepting items", () => {
     expect(rejected[0]).toMatchObject({ callId: "same", toolName: "t", reason: "duplicate call id: same" });
   });
 
+  it("logs a finished call at debug while the logger is at debug, the level read per call", async () => {
+    const lines: string[] = [];
+    const logger = pino({ level: "info" }, { write: (line: string) => void lines.push(line) });
+    const { runtime } = makeRuntime([{ name: "t", handler: echo, parallel: true }], { turn: { logger } });
+    runtime.submit(fc("a", "t"));
+    await runtime.drain();
+    logger.level = "debug";
+    runtime.submit(fc("b", "t"));
+    await runtime.drain();
+    logger.level = "warn";
+    runtime.submit(fc("c", "t"));
+    await runtime.drain();
+    const finished = lines
+      .map((line) => JSON.parse(line) as { msg: string; callId: string })
+      .filter((l) => l.msg === "tool call finished");
+    expect(finished.map((l) => l.callId)).toEqual(["b"]);
+  });
+
   it("answers a local_shell_call with local_shell_call_output keyed by call_id, else id", async () => {
     const { runtime } = makeRuntime([{ name: "local_shell", handler: echo, parallel: true }]);
     runtime.submit({ type: "local_shell_call", call_id: "c1", id: "ls_1", action: { type: "exec", command: ["ls"] } });

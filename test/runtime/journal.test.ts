@@ -276,4 +276,43 @@ describe("replay within one runtime", () => {
     expect(runs).toEqual(["a", "b"]);
     expect(events.filter((e) => e.type === "tool_call_replayed")).toHaveLength(3);
   });
+
+  it("once an id has come again, finds every call's first answer: drained many drains back, accepted later, drained or not", async () => {
+    const { router, runs } = tools();
+    const runtime = new ToolCallRuntime(router, createTurnContext());
+    for (let i = 0; i < 50; i++) runtime.submit(call(`c${i}`, "write", { n: i }));
+    await runtime.drain();
+    // The turn's first repeated id: found among the calls drained before.
+    runtime.submit(call("c7", "write", { n: 7 }));
+    expect(texts(await runtime.drain())).toEqual([["c7", "write ran c7"]]);
+    // A call accepted after that: found before its drain, and after it.
+    runtime.submit(call("late", "write", { n: 1 }));
+    runtime.submit(call("late", "write", { n: 1 }));
+    expect(texts(await runtime.drain())).toEqual([["late", "write ran late"]]);
+    runtime.submit(call("late", "write", { n: 1 }));
+    runtime.submit(call("c49", "write", { n: 49 }));
+    expect(texts(await runtime.drain())).toEqual([
+      ["late", "write ran late"],
+      ["c49", "write ran c49"],
+    ]);
+    expect(runtime.submit(call("late", "write", { n: 2 }))).toEqual({
+      accepted: false,
+      callId: "late",
+      reason: "duplicate call id: late",
+    });
+    expect(runs).toHaveLength(51);
+    expect(runtime.callIds()).toEqual([...Array.from({ length: 50 }, (_, i) => `c${i}`), "late"]);
+  });
+
+  it("makes a turn id once, when first read, and keeps it", () => {
+    const { router } = tools();
+    const runtime = new ToolCallRuntime(router, createTurnContext());
+    const id = runtime.turnId;
+    expect(id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(runtime.turnId).toBe(id);
+    expect(new ToolCallRuntime(router, createTurnContext()).turnId).not.toBe(id);
+    expect(() => new ToolCallRuntime(router, createTurnContext(), { turnId: "" })).toThrow(
+      /turnId must be a non-empty string/,
+    );
+  });
 });
