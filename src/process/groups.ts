@@ -20,14 +20,20 @@ export function processAlive(pid: number): boolean {
 
 /**
  * Is any process of the group still running? Zombies do not count: where PID 1 does not reap
- * orphans (some containers), killed grandchildren stay zombies forever.
+ * orphans (some containers), killed grandchildren stay zombies forever. `namespaceInit`: the
+ * group is a bubblewrap (its leader) whose every other member lives in a PID namespace of its
+ * own with that init (bubblewrap's `child-pid`). Once that init has exited the kernel has
+ * killed and reaped all of them, so the leader and the init are all there is to ask; no scan of
+ * /proc (bubblewrap leaves its init a zombie for the system's init to reap, so the group itself
+ * outlives every running member by as long as that takes).
  */
-export function processGroupAlive(pgid: number): boolean {
+export function processGroupAlive(pgid: number, namespaceInit?: number): boolean {
   try {
     process.kill(-pgid, 0);
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === "EPERM";
   }
+  if (namespaceInit !== undefined) return memberRunning(pgid, pgid) || memberRunning(namespaceInit, pgid);
   let entries: string[];
   try {
     entries = readdirSync("/proc");
@@ -39,6 +45,12 @@ export function processGroupAlive(pgid: number): boolean {
     const st = procStat(Number(entry));
     return st !== undefined && st.pgrp === pgid && st.state !== "Z";
   });
+}
+
+/** Is `pid` a running (not zombie) process of group `pgid`? Another group's: its pid was reused. */
+function memberRunning(pid: number, pgid: number): boolean {
+  const st = procStat(pid);
+  return st !== undefined && st.state !== "Z" && st.pgrp === pgid;
 }
 
 /** State letter, parent, group and session from `/proc/{pid}/stat`; undefined without /proc or once the process is gone. */
@@ -145,10 +157,10 @@ export function signalProcessGroup(pgid: number, signal: NodeJS.Signals): boolea
 }
 
 /** True once no process of the group runs; false if some still does after `timeoutMs`. */
-async function waitGroupGone(pgid: number, timeoutMs: number): Promise<boolean> {
+async function waitGroupGone(pgid: number, timeoutMs: number, namespaceInit?: number): Promise<boolean> {
   const deadline = now() + timeoutMs;
   for (;;) {
-    if (!processGroupAlive(pgid)) return true;
+    if (!processGroupAlive(pgid, namespaceInit)) return true;
     if (now() >= deadline) return false;
     await delay(POLL_MS);
   }
@@ -161,17 +173,21 @@ const GONE = Promise.resolve();
  * Not an async function: after a command ends there is usually nothing left, and then the
  * answer is a promise already settled.
  */
-export function killProcessGroup(pgid: number): Promise<void> {
+export function killProcessGroup(pgid: number, namespaceInit?: number): Promise<void> {
   if (!signalProcessGroup(pgid, "SIGKILL")) return GONE;
-  return waitGroupGone(pgid, SIGKILL_WAIT_MS).then(() => undefined);
+  return waitGroupGone(pgid, SIGKILL_WAIT_MS, namespaceInit).then(() => undefined);
 }
 
 /**
  * SIGTERM to the group, SIGKILL after `graceMs` if anything is left; resolves when the group
  * is gone (or SIGKILL did not clear it within a second, which only a stuck process survives).
  */
-export async function terminateProcessGroup(pgid: number, graceMs = DEFAULT_KILL_GRACE_MS): Promise<void> {
+export async function terminateProcessGroup(
+  pgid: number,
+  graceMs = DEFAULT_KILL_GRACE_MS,
+  namespaceInit?: number,
+): Promise<void> {
   if (!signalProcessGroup(pgid, "SIGTERM")) return;
-  if (await waitGroupGone(pgid, graceMs)) return;
-  await killProcessGroup(pgid);
+  if (await waitGroupGone(pgid, graceMs, namespaceInit)) return;
+  await killProcessGroup(pgid, namespaceInit);
 }
