@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { setTimeout as delay } from "node:timers/promises";
 import { now } from "../util/index.js";
 
@@ -27,13 +27,14 @@ export function processAlive(pid: number): boolean {
  * /proc (bubblewrap leaves its init a zombie for the system's init to reap, so the group itself
  * outlives every running member by as long as that takes).
  */
-export function processGroupAlive(pgid: number, namespaceInit?: number): boolean {
+export function processGroupAlive(pgid: number, namespaceInit?: NamespaceInit): boolean {
+  if (namespaceInit !== undefined && initRunning(namespaceInit)) return true;
   try {
     process.kill(-pgid, 0);
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === "EPERM";
   }
-  if (namespaceInit !== undefined) return memberRunning(pgid, pgid) || memberRunning(namespaceInit, pgid);
+  if (namespaceInit !== undefined) return memberRunning(pgid, pgid);
   let entries: string[];
   try {
     entries = readdirSync("/proc");
@@ -47,10 +48,31 @@ export function processGroupAlive(pgid: number, namespaceInit?: number): boolean
   });
 }
 
-/** Is `pid` a running (not zombie) process of group `pgid`? Another group's: its pid was reused. */
+/** A PID namespace's init as the host sees it: its pid and the namespace's inode (bubblewrap's `--info-fd`). */
+export interface NamespaceInit {
+  pid: number;
+  namespace: number;
+}
+
+/** Is `pid` a running (not zombie) process of group `pgid`? */
 function memberRunning(pid: number, pgid: number): boolean {
   const st = procStat(pid);
   return st !== undefined && st.state !== "Z" && st.pgrp === pgid;
+}
+
+/**
+ * Does the namespace's init still run? It may be in a session of its own (bubblewrap's
+ * `--new-session`), still ending the namespace's processes after its group's leader is gone;
+ * a process of another namespace under its pid is one that reused it.
+ */
+function initRunning({ pid, namespace }: NamespaceInit): boolean {
+  const st = procStat(pid);
+  if (st === undefined || st.state === "Z") return false;
+  try {
+    return readlinkSync(`/proc/${pid}/ns/pid`) === `pid:[${namespace}]`;
+  } catch {
+    return false; // gone meanwhile
+  }
 }
 
 /** State letter, parent, group and session from `/proc/{pid}/stat`; undefined without /proc or once the process is gone. */
@@ -157,7 +179,7 @@ export function signalProcessGroup(pgid: number, signal: NodeJS.Signals): boolea
 }
 
 /** True once no process of the group runs; false if some still does after `timeoutMs`. */
-async function waitGroupGone(pgid: number, timeoutMs: number, namespaceInit?: number): Promise<boolean> {
+async function waitGroupGone(pgid: number, timeoutMs: number, namespaceInit?: NamespaceInit): Promise<boolean> {
   const deadline = now() + timeoutMs;
   for (;;) {
     if (!processGroupAlive(pgid, namespaceInit)) return true;
@@ -173,8 +195,8 @@ const GONE = Promise.resolve();
  * Not an async function: after a command ends there is usually nothing left, and then the
  * answer is a promise already settled.
  */
-export function killProcessGroup(pgid: number, namespaceInit?: number): Promise<void> {
-  if (!signalProcessGroup(pgid, "SIGKILL")) return GONE;
+export function killProcessGroup(pgid: number, namespaceInit?: NamespaceInit): Promise<void> {
+  if (!signalProcessGroup(pgid, "SIGKILL") && !(namespaceInit !== undefined && initRunning(namespaceInit))) return GONE;
   return waitGroupGone(pgid, SIGKILL_WAIT_MS, namespaceInit).then(() => undefined);
 }
 
@@ -185,9 +207,9 @@ export function killProcessGroup(pgid: number, namespaceInit?: number): Promise<
 export async function terminateProcessGroup(
   pgid: number,
   graceMs = DEFAULT_KILL_GRACE_MS,
-  namespaceInit?: number,
+  namespaceInit?: NamespaceInit,
 ): Promise<void> {
-  if (!signalProcessGroup(pgid, "SIGTERM")) return;
+  if (!signalProcessGroup(pgid, "SIGTERM") && !(namespaceInit !== undefined && initRunning(namespaceInit))) return;
   if (await waitGroupGone(pgid, graceMs, namespaceInit)) return;
   await killProcessGroup(pgid, namespaceInit);
 }

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { closeSync } from "node:fs";
-import { killProcessGroup } from "./groups.js";
+import { killProcessGroup, type NamespaceInit } from "./groups.js";
 import { trackProcessGroup } from "./hostExit.js";
 import { childClosed } from "./reap.js";
 import type { GroupProcess } from "./remoteChild.js";
@@ -21,11 +21,11 @@ export interface GroupChild {
   /** Stops tracking the group: call once it is gone. */
   untrack: () => void;
   /**
-   * The host pid of its PID namespace's init, once known, when the leader is a bubblewrap whose
+   * Its PID namespace's init, once known, when the leader is a bubblewrap whose
    * every other process lives in that namespace: waiting for the group then asks two processes,
    * not all of /proc (processGroupAlive).
    */
-  namespaceInit?: () => number | undefined;
+  namespaceInit?: () => NamespaceInit | undefined;
 }
 
 /**

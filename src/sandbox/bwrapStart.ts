@@ -1,6 +1,6 @@
 import type { Readable, Writable } from "node:stream";
 import { text } from "node:stream/consumers";
-import { releaseGroup, spawnGroup, type GroupChild } from "../process/index.js";
+import { releaseGroup, spawnGroup, type GroupChild, type NamespaceInit } from "../process/index.js";
 import { SECCOMP_FD } from "./bwrap.js";
 
 /*
@@ -75,26 +75,28 @@ export function reported(pipe: Readable | null | undefined): Promise<boolean> {
 
 /**
  * The arguments that make bubblewrap write, on descriptor `fd`, the host pid of its PID
- * namespace's init (`child-pid`): the one process besides bubblewrap that the group's end waits
+ * namespace's init (`child-pid`, with the namespace's inode): the one process besides bubblewrap that the group's end waits
  * for (processGroupAlive). bubblewrap closes it at once, in the command too.
  */
 export const infoFdArgs = (fd: number): string[] => ["--info-fd", String(fd)];
 
 /**
- * Gives `started` the pid bubblewrap writes on `pipe` (infoFdArgs), as soon as it is read;
+ * Gives `started` the init bubblewrap writes on `pipe` (infoFdArgs), as soon as it is read;
  * undefined meanwhile, or when bubblewrap wrote none (it failed first).
  */
 export function withNamespaceInit(started: GroupChild, pipe: Readable | null | undefined): GroupChild {
-  let pid: number | undefined;
+  let init: NamespaceInit | undefined;
   if (pipe) {
     void text(pipe)
       .then((json) => {
-        const value: unknown = (JSON.parse(json) as Record<string, unknown>)["child-pid"];
-        if (typeof value === "number" && Number.isSafeInteger(value) && value > 1) pid = value;
+        const info = JSON.parse(json) as Record<string, unknown>;
+        const [pid, namespace] = [info["child-pid"], info["pid-namespace"]];
+        if (Number.isSafeInteger(pid) && Number.isSafeInteger(namespace))
+          init = { pid: pid as number, namespace: namespace as number };
       })
       .catch(() => undefined);
   }
-  return { ...started, namespaceInit: () => pid };
+  return { ...started, namespaceInit: () => init };
 }
 
 /** Has the sandbox reported its set-up done (SETUP_FD then closed on our side)? */

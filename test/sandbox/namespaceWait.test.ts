@@ -3,7 +3,8 @@
  * 31): bubblewrap's namespace init outlives bubblewrap as a zombie re-parented to the system's
  * init, so the group outlives its last running member; startInBwrap reads the init's host pid
  * from bubblewrap's --info-fd, and once that init has exited the kernel has ended every process
- * of the namespace. Checked against the namespace's real members, found by their pid namespace.
+ * of the namespace (also when it leads a session of its own: the sandbox's --new-session).
+ * Checked against the namespace's real members, found by their pid namespace.
  */
 import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { afterAll, beforeAll, expect, it, vi } from "vitest";
@@ -50,21 +51,22 @@ describeSandbox("waiting for a bubblewrap's group", () => {
       });
       const { pgid } = started;
       await new Promise<void>((resolve) => started.child.stdout?.once("data", () => resolve()));
-      const init = await vi.waitFor(() => {
-        const pid = started.namespaceInit?.();
-        expect(pid).toBeDefined();
-        return pid!;
+      const ns = await vi.waitFor(() => {
+        const found = started.namespaceInit?.();
+        expect(found).toBeDefined();
+        return found!;
       });
       // bubblewrap's own child, inside its namespace with the command and both sleeps.
       const children = readFileSync(`/proc/${pgid}/task/${pgid}/children`, "utf8").trim().split(" ").map(Number);
-      expect(children).toEqual([init]);
-      const members = namespaceMembers(init);
-      expect(members).toContain(init);
+      expect(children).toEqual([ns.pid]);
+      expect(readlinkSync(`/proc/${ns.pid}/ns/pid`)).toBe(`pid:[${ns.namespace}]`);
+      const members = namespaceMembers(ns.pid);
+      expect(members).toContain(ns.pid);
       expect(members.length).toBeGreaterThanOrEqual(4);
-      expect(processGroupAlive(pgid, init)).toBe(true);
+      expect(processGroupAlive(pgid, ns)).toBe(true);
       await releaseGroup(started);
       expect(members.filter((pid) => processAlive(pid))).toEqual([]);
-      expect(processGroupAlive(pgid, init)).toBe(false);
+      expect(processGroupAlive(pgid, ns)).toBe(false);
     });
   }
 });
