@@ -50,7 +50,11 @@ describeSandbox("waiting for a bubblewrap's group", () => {
         ...(sandboxed && { seccomp: sandboxSeccomp(SANDBOX) }),
       });
       const { pgid } = started;
-      await new Promise<void>((resolve) => started.child.stdout?.once("data", () => resolve()));
+      await new Promise<void>((resolve) =>
+        started.child.stdout?.once("data", () => {
+          resolve();
+        }),
+      );
       const ns = await vi.waitFor(() => {
         const found = started.namespaceInit?.();
         expect(found).toBeDefined();
