@@ -1,9 +1,12 @@
-import { spawn, type StdioOptions } from "node:child_process";
-import { killProcessGroup } from "./groups.js";
+import { spawn, type ChildProcess } from "node:child_process";
+import { closeSync } from "node:fs";
+import { killProcessGroup, type NamespaceInit } from "./groups.js";
 import { trackProcessGroup } from "./hostExit.js";
 import { childClosed } from "./reap.js";
 import type { GroupProcess } from "./remoteChild.js";
 import { spawnViaSpawner } from "./spawner.js";
+import type { StdioEntry } from "./spawnerProtocol.js";
+import { openStdio } from "./stdioFiles.js";
 
 /** A started child leading its own process group, tracked so it dies with the host. */
 export interface GroupChild {
@@ -17,6 +20,12 @@ export interface GroupChild {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   /** Stops tracking the group: call once it is gone. */
   untrack: () => void;
+  /**
+   * Its PID namespace's init, once known, when the leader is a bubblewrap whose
+   * every other process lives in that namespace: waiting for the group then asks two processes,
+   * not all of /proc (processGroupAlive).
+   */
+  namespaceInit?: () => NamespaceInit | undefined;
 }
 
 /**
@@ -26,7 +35,7 @@ export interface GroupChild {
 export async function releaseGroup(started: GroupChild): Promise<void> {
   const { child } = started;
   try {
-    await killProcessGroup(started.pgid);
+    await killProcessGroup(started.pgid, started.namespaceInit?.());
     if (!started.hasClosed()) await childClosed(started.closed);
   } finally {
     started.untrack();
@@ -37,25 +46,23 @@ export async function releaseGroup(started: GroupChild): Promise<void> {
 }
 
 /**
- * The stdio a spawner can set up (pipes and nothing), unless `TOOLCALL_SPAWNER=off` asks for
- * node's own spawn (debugging): a host descriptor (the standby's request file) is forked here.
+ * Starts it through the spawner unless `TOOLCALL_SPAWNER=off` asks for node's own spawn here
+ * (debugging) or no spawner can run; resolves with a running child or rejects with the spawn error.
  */
-function spawnerStdio(stdio: StdioOptions): Array<"ignore" | "pipe"> | undefined {
-  if (process.env["TOOLCALL_SPAWNER"] === "off" || !Array.isArray(stdio)) return undefined;
-  const entries = stdio as unknown[];
-  return entries.every((s) => s === "pipe" || s === "ignore") ? entries : undefined;
-}
-
-/** Starts it through the spawner where it can; resolves with a running child or rejects with the spawn error. */
 async function startChild(
   program: string,
   args: readonly string[],
-  opts: { cwd: string; env: NodeJS.ProcessEnv; stdio: StdioOptions },
+  opts: { cwd: string; env: NodeJS.ProcessEnv; stdio: StdioEntry[] },
 ): Promise<GroupProcess> {
-  const stdio = spawnerStdio(opts.stdio);
-  const remote = stdio && (await spawnViaSpawner(program, args, { cwd: opts.cwd, env: opts.env, stdio }));
+  const remote = process.env["TOOLCALL_SPAWNER"] !== "off" && (await spawnViaSpawner(program, args, opts));
   if (remote) return remote;
-  const child = spawn(program, args, { cwd: opts.cwd, env: opts.env, detached: true, stdio: opts.stdio });
+  const { stdio, files } = openStdio(opts.stdio, "self");
+  let child: ChildProcess;
+  try {
+    child = spawn(program, args, { cwd: opts.cwd, env: opts.env, detached: true, stdio });
+  } finally {
+    for (const fd of files) closeSync(fd);
+  }
   // No pid: it did not start (the documented sign), and the reason comes as an `error` on the next tick.
   if (child.pid === undefined) throw await new Promise<Error>((resolve) => child.once("error", resolve));
   return child;
@@ -66,8 +73,7 @@ async function startChild(
  * signalled and nothing it starts outlives it; resolves once it has started, rejects with the
  * spawn error (ENOENT, EACCES, ...) when it cannot. A Ctrl-C at the host's terminal is passed
  * on to the group, as the terminal would to its foreground job (unless `forwardHostSignals` is false).
- * The fork happens in the host's spawner (spawner.ts), off the host's event loop, unless a stdio
- * entry is a descriptor of the host's.
+ * The fork happens in the host's spawner (spawner.ts), off the host's event loop.
  */
 export async function spawnGroup(
   program: string,
@@ -75,7 +81,7 @@ export async function spawnGroup(
   opts: {
     cwd: string;
     env: NodeJS.ProcessEnv;
-    stdio: StdioOptions;
+    stdio: StdioEntry[];
     /**
      * Default true. False for a program whose own end does not end its work (the `docker` CLI:
      * its command runs on inside the container), which the caller stops its own way.
