@@ -1,5 +1,5 @@
 /**
- * `npm run build && npx tsx bench/spawn.ts [--reps N] [--mib N] [--batch N] [--pidns]`: what the spawner
+ * `npm run build && npx tsx bench/spawn.ts [--reps N] [--mib N] [--batch N]`: what the spawner
  * (src/process/spawner.ts) buys, on the built dist/ (its spawner is the bundled-free compiled
  * one), interleaved in one process, medians with [min–max]:
  *
@@ -60,13 +60,11 @@ const fmt = (xs: number[], digits = 2): string =>
   `${median(xs).toFixed(digits)} [${Math.min(...xs).toFixed(digits)}–${Math.max(...xs).toFixed(digits)}]`;
 
 const handler = new ShellHandler({ timeoutMs: 60_000 });
-// A plain spawn, as the raw one: no sandbox and no PID namespace (bubblewrap is bench/sandbox.ts's);
-// `--pidns`: full access as it runs by default, in a PID-namespace bubblewrap (standby included).
-const PIDNS = process.argv.includes("--pidns");
+// A plain spawn, as the raw one: no sandbox and no PID namespace (bubblewrap is bench/sandbox.ts's).
 const environment = await lib.createExecEnvironment({
   cwd: process.cwd(),
   sandbox: { mode: "danger-full-access" },
-  pidNamespace: PIDNS,
+  pidNamespace: false,
 });
 const turn = lib.createTurnContext({ environment });
 function shellTrue(): Promise<unknown> {
@@ -138,12 +136,11 @@ async function main(): Promise<void> {
   await shellTrue();
   await rawTrue();
 
-  const result: Record<string, unknown> = { loadBefore: load, reps: REPS, batch: BATCH, pidNamespace: PIDNS };
+  const result: Record<string, unknown> = { loadBefore: load, reps: REPS, batch: BATCH };
 
   // Sequential `true`: small host first (the table's ratio), the big host after.
   const walls = { handler: [] as number[], raw: [] as number[], handlerDirect: [] as number[] };
   const cpus = { handler: [] as number[], raw: [] as number[], handlerDirect: [] as number[] };
-  const hostCpus = { handler: [] as number[], raw: [] as number[], handlerDirect: [] as number[] };
   const contenders: Array<[keyof typeof walls, () => Promise<unknown>]> = [
     ["handler", shellTrue],
     ["raw", rawTrue],
@@ -153,12 +150,9 @@ async function main(): Promise<void> {
     for (let k = 0; k < contenders.length; k++) {
       const [id, fn] = contenders[(r + k) % contenders.length]!;
       const c0 = cpuNow();
-      const h0 = process.cpuUsage();
       const t0 = performance.now();
       for (let i = 0; i < BATCH; i++) await fn();
       walls[id].push((performance.now() - t0) / BATCH);
-      const host = process.cpuUsage(h0);
-      hostCpus[id].push((host.user + host.system) / 1000 / BATCH);
       cpus[id].push((cpuNow() - c0) / BATCH);
     }
   }
@@ -166,12 +160,6 @@ async function main(): Promise<void> {
   result["sequentialTrue"] = {
     wallMsPerCommand: { handler: fmt(walls.handler), raw: fmt(walls.raw), handlerDirect: fmt(walls.handlerDirect) },
     cpuMsPerCommand: { handler: fmt(cpus.handler), raw: fmt(cpus.raw), handlerDirect: fmt(cpus.handlerDirect) },
-    // The host process's own CPU (µs precision): what an agent's event loop pays per command.
-    hostCpuMsPerCommand: {
-      handler: fmt(hostCpus.handler, 3),
-      raw: fmt(hostCpus.raw, 3),
-      handlerDirect: fmt(hostCpus.handlerDirect, 3),
-    },
     wallRatioHandlerOverRaw: fmt(ratios(walls.handler, walls.raw)),
     cpuRatioHandlerOverRaw: fmt(ratios(cpus.handler, cpus.raw)),
     wallRatioDirectHandlerOverRaw: fmt(ratios(walls.handlerDirect, walls.raw)),

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, readlinkSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { setTimeout as delay } from "node:timers/promises";
 import { now } from "../util/index.js";
 
@@ -20,21 +20,14 @@ export function processAlive(pid: number): boolean {
 
 /**
  * Is any process of the group still running? Zombies do not count: where PID 1 does not reap
- * orphans (some containers), killed grandchildren stay zombies forever. `namespaceInit`: the
- * group is a bubblewrap (its leader) whose every other member lives in a PID namespace of its
- * own with that init (bubblewrap's `child-pid`). Once that init has exited the kernel has
- * killed and reaped all of them, so the leader and the init are all there is to ask; no scan of
- * /proc (bubblewrap leaves its init a zombie for the system's init to reap, so the group itself
- * outlives every running member by as long as that takes).
+ * orphans (some containers), killed grandchildren stay zombies forever.
  */
-export function processGroupAlive(pgid: number, namespaceInit?: NamespaceInit): boolean {
-  if (namespaceInit !== undefined && initRunning(namespaceInit)) return true;
+export function processGroupAlive(pgid: number): boolean {
   try {
     process.kill(-pgid, 0);
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === "EPERM";
   }
-  if (namespaceInit !== undefined) return memberRunning(pgid, pgid);
   let entries: string[];
   try {
     entries = readdirSync("/proc");
@@ -46,33 +39,6 @@ export function processGroupAlive(pgid: number, namespaceInit?: NamespaceInit): 
     const st = procStat(Number(entry));
     return st !== undefined && st.pgrp === pgid && st.state !== "Z";
   });
-}
-
-/** A PID namespace's init as the host sees it: its pid and the namespace's inode (bubblewrap's `--info-fd`). */
-export interface NamespaceInit {
-  pid: number;
-  namespace: number;
-}
-
-/** Is `pid` a running (not zombie) process of group `pgid`? */
-function memberRunning(pid: number, pgid: number): boolean {
-  const st = procStat(pid);
-  return st !== undefined && st.state !== "Z" && st.pgrp === pgid;
-}
-
-/**
- * Does the namespace's init still run? It may be in a session of its own (bubblewrap's
- * `--new-session`), still ending the namespace's processes after its group's leader is gone;
- * a process of another namespace under its pid is one that reused it.
- */
-function initRunning({ pid, namespace }: NamespaceInit): boolean {
-  const st = procStat(pid);
-  if (st === undefined || st.state === "Z") return false;
-  try {
-    return readlinkSync(`/proc/${pid}/ns/pid`) === `pid:[${namespace}]`;
-  } catch {
-    return false; // gone meanwhile
-  }
 }
 
 /** State letter, parent, group and session from `/proc/{pid}/stat`; undefined without /proc or once the process is gone. */
@@ -179,10 +145,10 @@ export function signalProcessGroup(pgid: number, signal: NodeJS.Signals): boolea
 }
 
 /** True once no process of the group runs; false if some still does after `timeoutMs`. */
-async function waitGroupGone(pgid: number, timeoutMs: number, namespaceInit?: NamespaceInit): Promise<boolean> {
+async function waitGroupGone(pgid: number, timeoutMs: number): Promise<boolean> {
   const deadline = now() + timeoutMs;
   for (;;) {
-    if (!processGroupAlive(pgid, namespaceInit)) return true;
+    if (!processGroupAlive(pgid)) return true;
     if (now() >= deadline) return false;
     await delay(POLL_MS);
   }
@@ -195,21 +161,17 @@ const GONE = Promise.resolve();
  * Not an async function: after a command ends there is usually nothing left, and then the
  * answer is a promise already settled.
  */
-export function killProcessGroup(pgid: number, namespaceInit?: NamespaceInit): Promise<void> {
-  if (!signalProcessGroup(pgid, "SIGKILL") && !(namespaceInit !== undefined && initRunning(namespaceInit))) return GONE;
-  return waitGroupGone(pgid, SIGKILL_WAIT_MS, namespaceInit).then(() => undefined);
+export function killProcessGroup(pgid: number): Promise<void> {
+  if (!signalProcessGroup(pgid, "SIGKILL")) return GONE;
+  return waitGroupGone(pgid, SIGKILL_WAIT_MS).then(() => undefined);
 }
 
 /**
  * SIGTERM to the group, SIGKILL after `graceMs` if anything is left; resolves when the group
  * is gone (or SIGKILL did not clear it within a second, which only a stuck process survives).
  */
-export async function terminateProcessGroup(
-  pgid: number,
-  graceMs = DEFAULT_KILL_GRACE_MS,
-  namespaceInit?: NamespaceInit,
-): Promise<void> {
-  if (!signalProcessGroup(pgid, "SIGTERM") && !(namespaceInit !== undefined && initRunning(namespaceInit))) return;
-  if (await waitGroupGone(pgid, graceMs, namespaceInit)) return;
-  await killProcessGroup(pgid, namespaceInit);
+export async function terminateProcessGroup(pgid: number, graceMs = DEFAULT_KILL_GRACE_MS): Promise<void> {
+  if (!signalProcessGroup(pgid, "SIGTERM")) return;
+  if (await waitGroupGone(pgid, graceMs)) return;
+  await killProcessGroup(pgid);
 }

@@ -12,7 +12,6 @@ export {
   signalProcessGroup,
   interruptGroup,
   terminateProcessGroup,
-  type NamespaceInit,
 } from "./groups.js";
 export { onHostExit, trackProcessGroup, type TrackOptions } from "./hostExit.js";
 export { identityDead, ownIdentity, type ProcessIdentity } from "./identity.js";

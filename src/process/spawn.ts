@@ -1,12 +1,9 @@
-import { spawn, type ChildProcess } from "node:child_process";
-import { closeSync } from "node:fs";
-import { killProcessGroup, type NamespaceInit } from "./groups.js";
+import { spawn, type StdioOptions } from "node:child_process";
+import { killProcessGroup } from "./groups.js";
 import { trackProcessGroup } from "./hostExit.js";
 import { childClosed } from "./reap.js";
 import type { GroupProcess } from "./remoteChild.js";
 import { spawnViaSpawner } from "./spawner.js";
-import type { StdioEntry } from "./spawnerProtocol.js";
-import { openStdio } from "./stdioFiles.js";
 
 /** A started child leading its own process group, tracked so it dies with the host. */
 export interface GroupChild {
@@ -20,12 +17,6 @@ export interface GroupChild {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   /** Stops tracking the group: call once it is gone. */
   untrack: () => void;
-  /**
-   * Its PID namespace's init, once known, when the leader is a bubblewrap whose
-   * every other process lives in that namespace: waiting for the group then asks two processes,
-   * not all of /proc (processGroupAlive).
-   */
-  namespaceInit?: () => NamespaceInit | undefined;
 }
 
 /**
@@ -35,7 +26,7 @@ export interface GroupChild {
 export async function releaseGroup(started: GroupChild): Promise<void> {
   const { child } = started;
   try {
-    await killProcessGroup(started.pgid, started.namespaceInit?.());
+    await killProcessGroup(started.pgid);
     if (!started.hasClosed()) await childClosed(started.closed);
   } finally {
     started.untrack();
@@ -46,23 +37,25 @@ export async function releaseGroup(started: GroupChild): Promise<void> {
 }
 
 /**
- * Starts it through the spawner unless `TOOLCALL_SPAWNER=off` asks for node's own spawn here
- * (debugging) or no spawner can run; resolves with a running child or rejects with the spawn error.
+ * The stdio a spawner can set up (pipes and nothing), unless `TOOLCALL_SPAWNER=off` asks for
+ * node's own spawn (debugging): a host descriptor (the standby's request file) is forked here.
  */
+function spawnerStdio(stdio: StdioOptions): Array<"ignore" | "pipe"> | undefined {
+  if (process.env["TOOLCALL_SPAWNER"] === "off" || !Array.isArray(stdio)) return undefined;
+  const entries = stdio as unknown[];
+  return entries.every((s) => s === "pipe" || s === "ignore") ? entries : undefined;
+}
+
+/** Starts it through the spawner where it can; resolves with a running child or rejects with the spawn error. */
 async function startChild(
   program: string,
   args: readonly string[],
-  opts: { cwd: string; env: NodeJS.ProcessEnv; stdio: StdioEntry[] },
+  opts: { cwd: string; env: NodeJS.ProcessEnv; stdio: StdioOptions },
 ): Promise<GroupProcess> {
-  const remote = process.env["TOOLCALL_SPAWNER"] !== "off" && (await spawnViaSpawner(program, args, opts));
+  const stdio = spawnerStdio(opts.stdio);
+  const remote = stdio && (await spawnViaSpawner(program, args, { cwd: opts.cwd, env: opts.env, stdio }));
   if (remote) return remote;
-  const { stdio, files } = openStdio(opts.stdio, "self");
-  let child: ChildProcess;
-  try {
-    child = spawn(program, args, { cwd: opts.cwd, env: opts.env, detached: true, stdio });
-  } finally {
-    for (const fd of files) closeSync(fd);
-  }
+  const child = spawn(program, args, { cwd: opts.cwd, env: opts.env, detached: true, stdio: opts.stdio });
   // No pid: it did not start (the documented sign), and the reason comes as an `error` on the next tick.
   if (child.pid === undefined) throw await new Promise<Error>((resolve) => child.once("error", resolve));
   return child;
@@ -73,7 +66,8 @@ async function startChild(
  * signalled and nothing it starts outlives it; resolves once it has started, rejects with the
  * spawn error (ENOENT, EACCES, ...) when it cannot. A Ctrl-C at the host's terminal is passed
  * on to the group, as the terminal would to its foreground job (unless `forwardHostSignals` is false).
- * The fork happens in the host's spawner (spawner.ts), off the host's event loop.
+ * The fork happens in the host's spawner (spawner.ts), off the host's event loop, unless a stdio
+ * entry is a descriptor of the host's.
  */
 export async function spawnGroup(
   program: string,
@@ -81,7 +75,7 @@ export async function spawnGroup(
   opts: {
     cwd: string;
     env: NodeJS.ProcessEnv;
-    stdio: StdioEntry[];
+    stdio: StdioOptions;
     /**
      * Default true. False for a program whose own end does not end its work (the `docker` CLI:
      * its command runs on inside the container), which the caller stops its own way.

@@ -4,7 +4,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { signalProcessGroup } from "./groups.js";
 import { RemoteChild } from "./remoteChild.js";
-import type { SpawnerReply, SpawnFailure, SpawnRequest, StdioEntry } from "./spawnerProtocol.js";
+import type { SpawnerReply, SpawnFailure, SpawnRequest } from "./spawnerProtocol.js";
 
 /*
  * The host's spawner (spawnerMain.ts): one small node process per host, started on the first
@@ -51,8 +51,7 @@ class Spawner {
     // Its own session: a Ctrl-C at the host's terminal is the host's to pass on, not the spawner's.
     this.proc = spawn(process.execPath, FROM_SOURCE ? ["--import", import.meta.resolve("tsx"), ENTRY] : [ENTRY], {
       detached: true,
-      // stdin: a pipe never written, whose EOF tells it the host died (spawnerMain.ts).
-      stdio: ["pipe", "ignore", "ignore", "ipc"],
+      stdio: ["ignore", "ignore", "ignore", "ipc"],
       env: { PATH: process.env["PATH"] ?? "" },
     });
     this.proc.on("error", () => {
@@ -67,10 +66,8 @@ class Spawner {
     this.proc.on("message", (message: SpawnerReply, handle: unknown) => {
       this.onReply(message, handle);
     });
-    this.proc.stdin?.on("error", () => undefined);
     this.proc.unref();
     this.proc.channel?.unref();
-    (this.proc.stdin as { unref?: () => void } | null)?.unref?.();
   }
 
   spawn(
@@ -195,7 +192,7 @@ let unusable: boolean | undefined;
 export async function spawnViaSpawner(
   file: string,
   args: readonly string[],
-  opts: { cwd: string; env: NodeJS.ProcessEnv; stdio: StdioEntry[] },
+  opts: { cwd: string; env: NodeJS.ProcessEnv; stdio: Array<"ignore" | "pipe"> },
 ): Promise<RemoteChild | undefined> {
   // A bundler that left the spawner's file behind.
   unusable ??= !existsSync(ENTRY);

@@ -7,12 +7,7 @@
  * leader still runs: the host tracks each group only once it heard of it. Node built-ins only.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { closeSync, fstatSync } from "node:fs";
-import { openStdio } from "./stdioFiles.js";
-import type { SpawnerReply, SpawnFailure, SpawnRequest, StdioEntry } from "./spawnerProtocol.js";
-
-/** The host: its descriptors are read through /proc/<host>/fd (taken now: a dead host's would be init's). */
-const HOST = process.ppid;
+import type { SpawnerReply, SpawnFailure, SpawnRequest } from "./spawnerProtocol.js";
 
 /** The native pipe handle under a child's stdio socket (node's own `_handle`), as far as it is used here. */
 interface PipeHandle {
@@ -28,11 +23,6 @@ function reply(message: SpawnerReply, handle?: PipeHandle): void {
   process.send?.(message, handle as never, {}, () => handle?.close());
 }
 
-const isEntry = (s: unknown): s is StdioEntry =>
-  s === "ignore" ||
-  s === "pipe" ||
-  (typeof s === "object" && s !== null && Number.isSafeInteger((s as { readOnlyFile?: unknown }).readOnlyFile));
-
 const isStrings = (v: unknown): v is string[] => Array.isArray(v) && v.every((s) => typeof s === "string");
 
 /** The request, if it is one; anything else is dropped (a bad request never ends the spawner). */
@@ -45,7 +35,7 @@ function parse(raw: unknown): SpawnRequest | string {
   if (typeof env !== "object" || env === null || !Object.values(env).every((v) => typeof v === "string"))
     return "bad env";
   const stdio = r["stdio"];
-  if (!Array.isArray(stdio) || !stdio.every(isEntry)) return "bad stdio";
+  if (!Array.isArray(stdio) || !stdio.every((s) => s === "ignore" || s === "pipe")) return "bad stdio";
   return raw as SpawnRequest;
 }
 
@@ -69,17 +59,11 @@ function start(raw: unknown): void {
     return;
   }
   let child: ChildProcess;
-  let files: number[] = [];
   try {
-    const opened = openStdio(req.stdio, HOST);
-    files = opened.files;
-    child = spawn(req.file, req.args, { cwd: req.cwd, env: req.env, detached: true, stdio: opened.stdio });
+    child = spawn(req.file, req.args, { cwd: req.cwd, env: req.env, detached: true, stdio: req.stdio });
   } catch (err) {
     reply({ id, kind: "failed", error: failure(err) });
     return;
-  } finally {
-    // The child has its own copies now.
-    for (const fd of files) closeSync(fd);
   }
   const pid = child.pid;
   if (pid === undefined) {
@@ -114,16 +98,7 @@ function start(raw: unknown): void {
 
 process.on("message", start);
 // The host is gone: nothing it started may outlive it, even what it had not yet heard of.
-// Told by the channel's end or by EOF on stdin, the host's pipe it never writes: node holds the
-// channel's 'disconnect' back while sent handles wait for an acknowledgement a dead host never
-// gives (a standby's pipes, sent as the host was SIGKILLed).
-if (fstatSync(0).isSocket()) {
-  process.stdin.on("error", () => undefined);
-  process.stdin.once("end", hostGone);
-  process.stdin.resume();
-}
-process.once("disconnect", hostGone);
-function hostGone(): void {
+process.once("disconnect", () => {
   for (const pid of running.keys()) {
     try {
       process.kill(-pid, "SIGKILL");
@@ -132,4 +107,4 @@ function hostGone(): void {
     }
   }
   process.exit(0);
-}
+});

@@ -3,14 +3,6 @@
  * IPC channel. Types only: the spawner's bundle stays free of the library.
  */
 
-/**
- * A child's stdio entry: nothing, a pipe, or a regular file the host holds open (by its
- * descriptor), opened anew read-only for the child (its own offset, from 0). Anew, not passed:
- * a spawner cannot receive a file's descriptor over its channel, so it opens the host's through
- * /proc (same user, its own parent's), and the host's fork stays off the host.
- */
-export type StdioEntry = "ignore" | "pipe" | { readOnlyFile: number };
-
 /** host -> spawner: start `file` in a new session (process group) with these stdio entries. */
 export interface SpawnRequest {
   id: number;
@@ -18,7 +10,7 @@ export interface SpawnRequest {
   args: string[];
   cwd: string;
   env: Record<string, string>;
-  stdio: StdioEntry[];
+  stdio: Array<"ignore" | "pipe">;
 }
 
 /** How a spawn failed, as the host rebuilds the error node's own spawn would have given. */

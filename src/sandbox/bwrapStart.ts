@@ -1,6 +1,6 @@
 import type { Readable, Writable } from "node:stream";
 import { text } from "node:stream/consumers";
-import { releaseGroup, spawnGroup, type GroupChild, type NamespaceInit } from "../process/index.js";
+import { releaseGroup, spawnGroup, type GroupChild } from "../process/index.js";
 import { SECCOMP_FD } from "./bwrap.js";
 
 /*
@@ -16,8 +16,6 @@ import { SECCOMP_FD } from "./bwrap.js";
 
 /** The descriptor the sandbox reports its set-up done on: the spawn's fifth stdio entry. */
 const SETUP_FD = SECCOMP_FD + 1;
-/** bubblewrap's `--info-fd` (its namespace's init, namespaceInit), after SETUP_FD. */
-const INFO_FD = SETUP_FD + 1;
 /**
  * One byte on SETUP_FD, then the command in its place (same process, same variables: bubblewrap
  * has set PWD already, the shell keeps it), SETUP_FD closed for it.
@@ -73,32 +71,6 @@ export function reported(pipe: Readable | null | undefined): Promise<boolean> {
   });
 }
 
-/**
- * The arguments that make bubblewrap write, on descriptor `fd`, the host pid of its PID
- * namespace's init (`child-pid`, with the namespace's inode): the one process besides bubblewrap that the group's end waits
- * for (processGroupAlive). bubblewrap closes it at once, in the command too.
- */
-export const infoFdArgs = (fd: number): string[] => ["--info-fd", String(fd)];
-
-/**
- * Gives `started` the init bubblewrap writes on `pipe` (infoFdArgs), as soon as it is read;
- * undefined meanwhile, or when bubblewrap wrote none (it failed first).
- */
-export function withNamespaceInit(started: GroupChild, pipe: Readable | null | undefined): GroupChild {
-  let init: NamespaceInit | undefined;
-  if (pipe) {
-    void text(pipe)
-      .then((json) => {
-        const info = JSON.parse(json) as Record<string, unknown>;
-        const [pid, namespace] = [info["child-pid"], info["pid-namespace"]];
-        if (Number.isSafeInteger(pid) && Number.isSafeInteger(namespace))
-          init = { pid: pid as number, namespace: namespace as number };
-      })
-      .catch(() => undefined);
-  }
-  return { ...started, namespaceInit: () => init };
-}
-
 /** Has the sandbox reported its set-up done (SETUP_FD then closed on our side)? */
 function setUp(started: GroupChild): Promise<boolean> {
   const pipe = started.child.stdio[SETUP_FD] as Readable | null | undefined;
@@ -143,18 +115,13 @@ export async function startInBwrap(
 ): Promise<GroupChild> {
   for (let attempt = 1; ; attempt++) {
     const [file = "", ...args] = launcher();
-    const spawned = await spawnGroup(
-      file,
-      [...args, ...infoFdArgs(INFO_FD), "--", SHELL, "-c", ANNOUNCE, "sh", ...command],
-      {
-        cwd: opts.cwd,
-        env: opts.env,
-        stdio: [opts.stdin, "pipe", "pipe", opts.seccomp ? "pipe" : "ignore", "pipe", "pipe"],
-        diesWithHost: true,
-        ...(opts.forwardHostSignals !== undefined && { forwardHostSignals: opts.forwardHostSignals }),
-      },
-    );
-    const started = withNamespaceInit(spawned, spawned.child.stdio[INFO_FD] as Readable | null);
+    const started = await spawnGroup(file, [...args, "--", SHELL, "-c", ANNOUNCE, "sh", ...command], {
+      cwd: opts.cwd,
+      env: opts.env,
+      stdio: [opts.stdin, "pipe", "pipe", opts.seccomp ? "pipe" : "ignore", "pipe"],
+      diesWithHost: true,
+      ...(opts.forwardHostSignals !== undefined && { forwardHostSignals: opts.forwardHostSignals }),
+    });
     if (opts.seccomp) {
       const pipe = started.child.stdio[SECCOMP_FD] as Writable | null | undefined;
       // A bubblewrap that failed before reading it closes the pipe: its own exit reports why.

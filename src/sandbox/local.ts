@@ -92,7 +92,7 @@ function spawned(
     terminate: async (graceMs) => {
       const ptys = sessions();
       signalSessions(ptys, "SIGTERM");
-      await terminateProcessGroup(pgid, graceMs, started.namespaceInit?.());
+      await terminateProcessGroup(pgid, graceMs);
       signalSessions(ptys, "SIGKILL");
     },
     interrupt: () => interruptGroup(pgid, wrapped),

@@ -5,7 +5,7 @@ import path from "node:path";
 import type { Readable, Writable } from "node:stream";
 import { releaseGroup, spawnGroup, trackProcessGroup, type GroupChild } from "../process/index.js";
 import { SECCOMP_FD } from "./bwrap.js";
-import { infoFdArgs, reported, withNamespaceInit } from "./bwrapStart.js";
+import { reported } from "./bwrapStart.js";
 
 /** The pipe whose end tells the stub its command is there (the spawn's fifth stdio entry, after SECCOMP_FD). */
 const READY_FD = SECCOMP_FD + 1;
@@ -14,8 +14,6 @@ const READY_FD = SECCOMP_FD + 1;
  * (or socket) a byte at a time, a file in blocks, and the command's variables are kilobytes.
  */
 const REQUEST_FD = READY_FD + 1;
-/** bubblewrap's `--info-fd` (infoFdArgs). */
-const INFO_FD = REQUEST_FD + 1;
 /** The stub's interpreter and the program that sets exactly the command's variables: system files every sandbox sees. */
 const SHELL = "/bin/bash";
 const ENV = "/usr/bin/env";
@@ -92,19 +90,15 @@ export class Standby {
     let started: GroupChild;
     try {
       unlinkSync(name);
-      const argv = [...args, ...infoFdArgs(INFO_FD), "--", SHELL, "--noprofile", "--norc", "-c", STUB];
-      // The spawner opens the request file anew (read-only) from the host's descriptor.
-      const spawned = await spawnGroup(file, argv, {
+      started = await spawnGroup(file, [...args, "--", SHELL, "--noprofile", "--norc", "-c", STUB], {
         cwd,
         env: { PATH: "/usr/bin:/bin" },
-        stdio: ["pipe", "pipe", "pipe", seccomp ? "pipe" : "ignore", "pipe", { readOnlyFile: request }, "pipe"],
-        // bubblewrap's --die-with-parent and PID namespace end it with the host (through the
-        // spawner's end); tracked (host signals passed on, as to a fresh command's) once it
-        // runs its command.
+        stdio: ["pipe", "pipe", "pipe", seccomp ? "pipe" : "ignore", "pipe", request],
+        // bubblewrap's --die-with-parent and PID namespace end it with the host; tracked (host
+        // signals passed on, as to a fresh command's) once it runs its command.
         diesWithHost: true,
         track: false,
       });
-      started = withNamespaceInit(spawned, spawned.child.stdio[INFO_FD] as Readable | null);
     } catch (err) {
       closeSync(request);
       throw err;
